@@ -233,7 +233,7 @@ impl Match {
                     allowance: None,
                     waited: Duration::ZERO,
                     frozen_cpu: Duration::ZERO,
-                    after_answer_cpu: Duration::ZERO,
+                    counted_from: None,
                 })
                 .collect(),
             limits,
@@ -378,14 +378,18 @@ impl Match {
     ///
     /// The wait is bounded as a reply is, and what the bot uses in it is
     /// its next reply's ([`Match::rests_within`]): its own CPU time,
-    /// counted from the first look after [`SETTLE_EAGER`] on, over its next
+    /// counted from the first look after [`SETTLE_EAGER`] on and judged at
+    /// every look (the one that finds it at rest too), over its next
     /// reply's CPU limit fails it ([`BotFailureKind::BusyAfterAnswer`]; a
-    /// game budgeted by rounds: over its allowance) and, once it rests, is
-    /// carried into its next reply's count (`after_answer_cpu`); the wall
-    /// clock is only the backstop of a bot that sleeps
+    /// game budgeted by rounds: over its next round's allowance), and its
+    /// next reply is counted from there (`counted_from`: one budget from
+    /// answer to answer, judged at the answer however quick the reply); the
+    /// wall clock is only the backstop of a bot that sleeps
     /// ([`BotFailureKind::AwakeAfterAnswer`]) and is time the referee
     /// waited for it (`waited`, so the match's bounds on waiting hold here
-    /// too). Each of its failures here is in the turn of its last answer.
+    /// too). The bot's own failures here are in the turn of its last
+    /// answer; the match's wall clock running out names the bot waited
+    /// for longest, in the current turn, as in a reply's wait.
     /// Before, the wait gave up after the wall-clock backstop and sent the
     /// lines: a bot that computed after its answer and then printed a line
     /// was caught on a quiet machine and not on a loaded one (its late line
@@ -423,7 +427,7 @@ impl Match {
     /// The looks of [`Match::settle`], from `start`, until `bot` rests or
     /// fails.
     fn rests_within(&mut self, bot: usize, start: Instant) -> Rest {
-        let (cpu_limit, wall_limit) = self.reply_limits(bot);
+        let (_, wall_limit) = self.reply_limits(bot);
         let turn = self.seats[bot].answered_turn;
         // Its CPU time at the first counted look (read only once the eager
         // looks are over: an honest bot rests within microseconds).
@@ -446,38 +450,27 @@ impl Match {
                     let f = self.failure_in(bot, turn, BotFailureKind::Unasked, Some(&line));
                     return Rest::Failed(f);
                 }
-                Some(Err(f)) => return Rest::Failed(f),
+                Some(Err(f)) => return Rest::Failed(in_turn(f, turn)),
                 None => {}
-            }
-            if at_rest || self.seats[bot].eof {
-                if let Some(base) = counted_from {
-                    if self.seats[bot].allowance.is_none() {
-                        let used = self.seats[bot].bot.cpu_time();
-                        self.seats[bot].after_answer_cpu = used.saturating_sub(base);
-                    }
-                }
-                return Rest::Rested;
             }
             let now = Instant::now();
             let waited = now.saturating_duration_since(start);
-            if waited >= SETTLE_EAGER {
+            // The CPU it used here, once counted: judged at every look,
+            // the last (at rest) too.
+            if waited >= SETTLE_EAGER || (at_rest && counted_from.is_some()) {
                 let used = self.seats[bot].bot.cpu_time();
                 let base = *counted_from.get_or_insert(used);
-                if let Some(f) = self.over_cpu_total_in(bot, used, turn) {
+                if let Some(f) = self.busy_after_answer(bot, used, base, turn) {
                     return Rest::Failed(f);
                 }
-                if self.seats[bot].allowance.is_none() && used.saturating_sub(base) > cpu_limit {
-                    let kind = BotFailureKind::BusyAfterAnswer {
-                        limit_ms: cpu_limit.as_millis() as u64,
-                    };
-                    return Rest::Failed(self.failure_in(bot, turn, kind, None));
-                }
             }
-            if waited > wall_limit {
-                let kind = BotFailureKind::AwakeAfterAnswer {
-                    limit_ms: wall_limit.as_millis() as u64,
-                };
-                return Rest::Failed(self.failure_in(bot, turn, kind, None));
+            if at_rest || self.seats[bot].eof {
+                // Its next reply is counted from here (one budget from
+                // answer to answer); a game budgeted by rounds counts all.
+                if self.seats[bot].allowance.is_none() {
+                    self.seats[bot].counted_from = counted_from;
+                }
+                return Rest::Rested;
             }
             if let Some(limit) = self.limits.waited {
                 if self.seats[bot].waited + waited > limit {
@@ -491,6 +484,12 @@ impl Match {
                 if now >= self.started + over {
                     return Rest::MatchWall;
                 }
+            }
+            if waited > wall_limit {
+                let kind = BotFailureKind::AwakeAfterAnswer {
+                    limit_ms: wall_limit.as_millis() as u64,
+                };
+                return Rest::Failed(self.failure_in(bot, turn, kind, None));
             }
             // The server's work per answer is bounded whatever the bot
             // does: looks back to back for the first millisecond (an
@@ -507,6 +506,45 @@ impl Match {
                 std::thread::sleep(pause);
             }
         }
+    }
+
+    /// A failure, in `turn` (its last answer's), if `bot`, at `used` of
+    /// CPU time and `base` when its wait to rest began to count, is over
+    /// what its next reply may use: the match's CPU time; in a game
+    /// budgeted by rounds its next round's allowance (one round more than
+    /// its last: [`Match::allow_rounds`] gives it with the next question);
+    /// else the reply's CPU limit.
+    fn busy_after_answer(
+        &self,
+        bot: usize,
+        used: Duration,
+        base: Duration,
+        turn: u32,
+    ) -> Option<BotFailure> {
+        let l = &self.limits;
+        if used > l.cpu {
+            let kind = BotFailureKind::CpuTime {
+                limit_ms: l.cpu.as_millis() as u64,
+            };
+            return Some(self.failure_in(bot, turn, kind, None));
+        }
+        let kind = match self.seats[bot].allowance {
+            Some(a) => {
+                let next = a.cpu.saturating_add(l.reply_cpu);
+                (used > next).then(|| BotFailureKind::RoundsCpu {
+                    limit_ms: next.as_millis() as u64,
+                    rounds: a.rounds + 1,
+                    round_ms: l.reply_cpu.as_millis() as u64,
+                    startup_ms: l.startup_cpu.as_millis() as u64,
+                })
+            }
+            None => (used.saturating_sub(base) > l.reply_cpu).then_some(
+                BotFailureKind::BusyAfterAnswer {
+                    limit_ms: l.reply_cpu.as_millis() as u64,
+                },
+            ),
+        }?;
+        Some(self.failure_in(bot, turn, kind, None))
     }
 
     fn write_line(&mut self, bot: usize, line: &str) -> Result<(), Stop> {
@@ -683,8 +721,11 @@ impl Match {
                 }
                 match self.take_line(b) {
                     Some(Ok(line)) => {
-                        // A reply that took a look is judged by its CPU.
-                        if self.seats[b].budget.and_then(|x| x.cpu_base).is_some() {
+                        // A reply that took a look, or is counted from the
+                        // bot's wait to rest, is judged by its CPU.
+                        if self.seats[b].budget.and_then(|x| x.cpu_base).is_some()
+                            || self.seats[b].counted_from.is_some()
+                        {
                             if let Some(f) = self.over_cpu(b, cpu_limit) {
                                 self.kill(b);
                                 failures.push(f);
@@ -692,7 +733,7 @@ impl Match {
                             }
                         }
                         self.seats[b].answered = true;
-                        self.seats[b].after_answer_cpu = Duration::ZERO;
+                        self.seats[b].counted_from = None;
                         self.seats[b].answered_turn = self.turn;
                         self.seats[b].settled = false;
                         self.seats[b].waited += now.saturating_duration_since(budget.since);
@@ -844,6 +885,13 @@ impl Match {
         }
         Ok((late, reports))
     }
+}
+
+/// `f` in `turn` (its sentence written anew for it).
+fn in_turn(mut f: BotFailure, turn: u32) -> BotFailure {
+    f.turn = turn;
+    f.reason = describe_bot_failure(f.bot, turn, &f.kind, f.line.as_deref());
+    f
 }
 
 /// Plays `game` on `m` to its end or first stop, then ends the match.

@@ -77,11 +77,11 @@ pub(super) struct Seat {
     pub(super) waited: Duration,
     /// Its CPU time when it was last frozen (while `frozen`).
     pub(super) frozen_cpu: Duration,
-    /// What it computed after its last answer before it came to rest
-    /// ([`Match::settle`], from its first counted look on): counted toward
-    /// its next reply, so the time between an answer and the next lines is
-    /// the next reply's, not nobody's.
-    pub(super) after_answer_cpu: Duration,
+    /// Its CPU time when the referee's wait for it to rest after its last
+    /// answer began to count ([`Match::settle`], where it did): its next
+    /// reply is counted from there, so what it computes between an answer
+    /// and the next lines is the next reply's, not nobody's.
+    pub(super) counted_from: Option<Duration>,
 }
 
 /// What a bot of a game budgeted by rounds may have used by now: CPU

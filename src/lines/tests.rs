@@ -59,7 +59,8 @@ mod scripted {
         pub sleep_after_answer: Duration,
         /// Prints `extra` after that work (a line nobody asked for).
         pub extra: bool,
-        /// CPU time it computes before each answer but the first.
+        /// CPU time it computes before each answer but the first (at
+        /// full speed, whatever the load: a reply's own time).
         pub before_answer: Duration,
     }
 
@@ -143,7 +144,7 @@ mod scripted {
                 return;
             }
             shared.resting.store(false, Ordering::SeqCst);
-            if answers > 0 && !compute(shared, script.before_answer, load) {
+            if answers > 0 && !compute(shared, script.before_answer, 1) {
                 return;
             }
             let x = line.trim().strip_prefix("ECHO ").unwrap_or("");
@@ -431,4 +432,106 @@ fn a_matchs_wall_clock_running_out_names_the_bot_slow_to_rest() {
         .map(|(bot, _, kind)| (bot, kind))
         .collect();
     assert_eq!(named, [(0, "match_wall".to_string())], "{:?}", rec.failures);
+}
+
+/// Red team (issue 38): a bot that computes a little more than a reply may
+/// take after each answer and then comes to rest between two looks was
+/// judged only by looks that found it still busy, 50 ms apart at most: 80
+/// ms of CPU against a limit of 60 passed quiet and failed at load 2. The
+/// look that finds it at rest judges it too, at any load.
+#[test]
+fn computing_past_the_limit_is_judged_even_where_the_bot_rests_between_looks() {
+    let script = Script {
+        after_answer: Duration::from_millis(80),
+        ..Script::default()
+    };
+    let limits = LineLimits {
+        reply_cpu: Duration::from_millis(60),
+        ..scripted_limits()
+    };
+    let verdicts: Vec<_> = [1, 2]
+        .into_iter()
+        .map(|load| {
+            verdict(&play_scripted(
+                vec![Scripted::start(script.clone(), load)],
+                limits,
+                5,
+            ))
+        })
+        .collect();
+    assert_eq!(verdicts[0], verdicts[1], "the load decided");
+    assert_eq!(verdicts[0], [(0, 1, "busy_after_answer".to_string())]);
+}
+
+/// What a bot computes after its answer counts toward its next reply
+/// however quick that reply is: 44.5 ms after the answer (within the
+/// limit of 45) and 3 ms for the next answer, quicker than the reply's
+/// first look (a reply that quick is never looked at on its own), are
+/// judged at that answer. At load 10 the wait's first millisecond, which
+/// is not counted, is a tenth of a millisecond of the bot's CPU.
+#[test]
+fn computing_after_an_answer_is_judged_at_a_quick_next_answer() {
+    let script = Script {
+        after_answer: Duration::from_micros(44_500),
+        before_answer: Duration::from_millis(3),
+        ..Script::default()
+    };
+    let limits = LineLimits {
+        reply_cpu: Duration::from_millis(45),
+        ..scripted_limits()
+    };
+    let rec = play_scripted(vec![Scripted::start(script, 10)], limits, 3);
+    assert_eq!(
+        verdict(&rec),
+        [(0, 2, "reply_cpu".to_string())],
+        "{:?}",
+        rec.failures
+    );
+}
+
+/// A game budgeted by rounds (the flooding island's) counts the bot's CPU
+/// over the game: what it computes after its answer in round `r` is
+/// judged against round `r + 1`'s allowance, which its next question
+/// brings, not round `r`'s (red team). Start-up 100 ms and 50 ms a round:
+/// 170 ms after the first answer is within round 2's 200 ms; 230 ms is
+/// not, and fails in turn 1 as over round 2's allowance.
+#[test]
+fn computing_after_an_answer_in_a_game_by_rounds_meets_the_next_rounds_allowance() {
+    let limits = LineLimits {
+        reply_cpu: Duration::from_millis(50),
+        startup_cpu: Duration::from_millis(100),
+        ..scripted_limits()
+    };
+    let by_rounds = |after: u64| -> MatchRecord<()> {
+        let script = Script {
+            after_answer: Duration::from_millis(after),
+            only_first: true,
+            ..Script::default()
+        };
+        let seats = vec![(Box::new(Scripted::start(script, 1)) as Box<dyn BotIo>, 64)];
+        play(Match::new(seats, limits), |m| {
+            for t in 1..=3u32 {
+                m.set_turn(t);
+                m.send(0, &format!("ECHO {t}"))?;
+                m.allow_rounds(0, u64::from(t));
+                m.receive(0)?;
+            }
+            Ok(())
+        })
+        .unwrap()
+    };
+    let rec = by_rounds(170);
+    assert!(rec.failures.is_empty(), "{:?}", rec.failures);
+    let rec = by_rounds(230);
+    assert_eq!(
+        verdict(&rec),
+        [(0, 1, "rounds_cpu".to_string())],
+        "{:?}",
+        rec.failures
+    );
+    assert!(
+        rec.failures[0].reason.contains("by round 2"),
+        "{}",
+        rec.failures[0].reason
+    );
 }

@@ -324,17 +324,20 @@ impl Match {
     }
 
     /// A failure if `bot` is over the match's CPU time, over its
-    /// allowance by rounds, or over `reply_limit` since its budget's first
-    /// look with what it computed after its last answer before it rested
-    /// (`after_answer_cpu`, [`Match::settle`]).
+    /// allowance by rounds, or over `reply_limit` since its reply began to
+    /// count: where the referee waited for it to rest after its last
+    /// answer, from there (`counted_from`, [`Match::settle`]), else from
+    /// the reply's first look.
     pub(super) fn over_cpu(&self, bot: usize, reply_limit: Duration) -> Option<BotFailure> {
         let used = self.seats[bot].bot.cpu_time();
         if let Some(f) = self.over_cpu_total(bot, used) {
             return Some(f);
         }
-        let base = self.seats[bot].budget.and_then(|b| b.cpu_base)?;
-        let reply = used.saturating_sub(base) + self.seats[bot].after_answer_cpu;
-        (reply > reply_limit).then(|| {
+        let seat = &self.seats[bot];
+        let base = seat
+            .counted_from
+            .or_else(|| seat.budget.and_then(|b| b.cpu_base))?;
+        (used.saturating_sub(base) > reply_limit).then(|| {
             self.failure(
                 bot,
                 BotFailureKind::ReplyCpu {
@@ -348,27 +351,16 @@ impl Match {
     /// A failure if `bot`, having used `used`, is over the match's CPU
     /// time or over its allowance by rounds.
     pub(super) fn over_cpu_total(&self, bot: usize, used: Duration) -> Option<BotFailure> {
-        self.over_cpu_total_in(bot, used, self.turn)
-    }
-
-    /// [`Match::over_cpu_total`] with the failure in `turn`.
-    pub(super) fn over_cpu_total_in(
-        &self,
-        bot: usize,
-        used: Duration,
-        turn: u32,
-    ) -> Option<BotFailure> {
         if used > self.limits.cpu {
             let kind = BotFailureKind::CpuTime {
                 limit_ms: self.limits.cpu.as_millis() as u64,
             };
-            return Some(self.failure_in(bot, turn, kind, None));
+            return Some(self.failure(bot, kind, None));
         }
         let a = self.seats[bot].allowance?;
         (used > a.cpu).then(|| {
-            self.failure_in(
+            self.failure(
                 bot,
-                turn,
                 BotFailureKind::RoundsCpu {
                     limit_ms: a.cpu.as_millis() as u64,
                     rounds: a.rounds,

@@ -975,6 +975,42 @@ fn computing_after_an_answer_fails_by_the_bots_own_cpu_in_the_turn_of_the_answer
     nothing_left(file, &seen);
 }
 
+/// An honest bot that waits for its input in `poll` (`poll_reader.c`)
+/// plays on whether or not it is frozen while its opponent thinks: a
+/// freeze interrupts its `poll`, and the kernel goes on with it as
+/// `restart_syscall`, which the look for rest took for a sleep going on:
+/// against the thinker (frozen in every turn) it never came to rest and
+/// failed "awake after answer" in turn 1; against a quick echo it passed
+/// (red team, issue 38). As root (frozen) and as `nobody` (stopped).
+#[test]
+fn an_honest_bot_waiting_in_poll_plays_on_after_a_freeze() {
+    crate::integrity::also_as_nobody("bots::an_honest_bot_waiting_in_poll_plays_on_after_a_freeze");
+    let limits = LineLimits {
+        reply_wall: Duration::from_secs(2),
+        ..starving_limits()
+    };
+    for opponent in ["echo.c", "thinker.c"] {
+        let bots: Vec<(&Toolchain, BotProgram)> =
+            ["poll_reader.c", opponent].iter().map(|f| bot(f)).collect();
+        let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (*t, p)).collect();
+        let m = Match::start(&refs, limits).unwrap();
+        let rec = play(m, |m| {
+            for r in 1..=3u32 {
+                m.set_turn(r);
+                m.ask(0, &format!("ECHO {r}"))?;
+                m.ask(1, &format!("ECHO {r}"))?;
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert!(
+            rec.failures.is_empty(),
+            "against {opponent}: {:?}",
+            rec.failures
+        );
+    }
+}
+
 /// Plays `file` (bot 0, which prints "extra" late after its first answer)
 /// against the thinker for three turns: it fails `unasked` in turn 1.
 fn late_line_fails_in_turn_one(file: &str) {

@@ -834,7 +834,7 @@ impl BotProcess {
     pub fn waiting_for_input(&self) -> bool {
         let mut buf = [0u8; 1024];
         task_syscall_files(self.members())
-            .any(|f| read_at_start(&f, &mut buf).is_some_and(reads_stdin))
+            .any(|t| read_at_start(&t.syscall, &mut buf).is_some_and(reads_stdin))
     }
 }
 

@@ -8,20 +8,87 @@ use std::fs;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
+/// One thread's `/proc/PID/task/TID` folder and its `syscall` file, open.
+#[derive(Debug)]
+pub(super) struct TaskFiles {
+    dir: std::path::PathBuf,
+    pub(super) syscall: fs::File,
+}
+
 /// The `syscall` file of every thread of the processes `pids` (those that
-/// can be opened).
-pub(super) fn task_syscall_files(pids: Vec<i32>) -> impl Iterator<Item = fs::File> {
+/// can be opened), with the thread's folder.
+pub(super) fn task_syscall_files(pids: Vec<i32>) -> impl Iterator<Item = TaskFiles> {
     pids.into_iter()
         .filter_map(|pid| fs::read_dir(format!("/proc/{pid}/task")).ok())
         .flat_map(|tasks| tasks.flatten())
-        .filter_map(|t| fs::File::open(t.path().join("syscall")).ok())
+        .filter_map(|t| {
+            let dir = t.path();
+            let syscall = fs::File::open(dir.join("syscall")).ok()?;
+            Some(TaskFiles { dir, syscall })
+        })
+}
+
+/// What one look at a thread found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TaskLook {
+    /// Running, in user space, or in a call that ends by itself (a sleep).
+    Busy,
+    /// Blocked in a call that does not end by itself.
+    Blocked,
+    /// Waiting for input ([`waits_for_input`], or a `poll` the kernel
+    /// restarted after a freeze or a stop).
+    WaitsForInput,
+}
+
+/// The look at a thread whose `syscall` file reads `syscall`; `wchan`
+/// gives its `wchan` file's text, read only for a restarted call.
+pub(super) fn look_at(syscall: &str, wchan: impl FnOnce() -> Option<String>) -> TaskLook {
+    if waits_for_input(syscall) {
+        TaskLook::WaitsForInput
+    } else if blocked_for_good(syscall) {
+        TaskLook::Blocked
+    } else if syscall_nr(syscall) == Some(libc::SYS_restart_syscall)
+        && wchan().is_some_and(|w| in_poll(&w))
+    {
+        TaskLook::WaitsForInput
+    } else {
+        TaskLook::Busy
+    }
+}
+
+/// A `wchan` naming the kernel's wait in `poll`: a freeze (or a stop)
+/// interrupts a thread blocked in `poll`, and the kernel goes on with it
+/// as `restart_syscall` (`/proc`'s `syscall` file then names that, like a
+/// sleep going on), still waiting there. Before, such a thread counted as
+/// busy: an honest bot that waits for its input in `poll` and was frozen
+/// while its opponent thought never came to rest (red team, issue 38).
+pub(super) fn in_poll(wchan: &str) -> bool {
+    let w = wchan.trim();
+    ["poll_schedule_timeout", "do_sys_poll", "do_poll"]
+        .iter()
+        .any(|f| w == *f || w.starts_with(&format!("{f}.")))
+}
+
+/// A thread's `wchan`, read from its folder.
+pub(super) fn wchan_of(dir: &Path) -> Option<String> {
+    fs::read_to_string(dir.join("wchan")).ok()
+}
+
+impl TaskFiles {
+    /// The look at this thread, its `syscall` read into `buf` (`None` where
+    /// it cannot be read).
+    pub(super) fn look(&self, buf: &mut [u8]) -> Option<TaskLook> {
+        let s = read_at_start(&self.syscall, buf)?;
+        Some(look_at(s, || wchan_of(&self.dir)))
+    }
 }
 
 /// Looks whether a bot has come to rest: its main thread is blocked in a
 /// system call that does not end by itself (not a sleep: `nanosleep`,
-/// `clock_nanosleep`), and a thread of it waits for input (blocked in
-/// `read` on its standard input, or in `poll` or `select`) or every thread
-/// is blocked so. What it printed before is then in its output pipe, and
+/// `clock_nanosleep`, or one of them going on as `restart_syscall`), and a
+/// thread of it waits for input (blocked in `read` on its standard input,
+/// or in `poll` or `select`, also a `poll` going on after a freeze: its
+/// `wchan` tells, [`look_at`]) or every thread is blocked so. What it printed before is then in its output pipe, and
 /// it prints nothing more until the referee writes to it. Cheap for the
 /// usual bots: a bot of one process with one thread costs one read of its
 /// `syscall` file while it still runs, and one of its group's task count
@@ -35,8 +102,10 @@ pub struct RestProbe {
     tasks: TaskCount,
     /// The main thread's `syscall` file.
     main: Option<fs::File>,
-    /// The `syscall` file of the thread last seen waiting for input.
-    reader: std::cell::RefCell<Option<fs::File>>,
+    /// The main thread's folder (its `wchan`, for a restarted call).
+    main_dir: std::path::PathBuf,
+    /// The thread last seen waiting for input.
+    reader: std::cell::RefCell<Option<TaskFiles>>,
 }
 
 impl RestProbe {
@@ -63,6 +132,7 @@ impl RestProbe {
         RestProbe {
             tasks,
             main: fs::File::open(format!("/proc/{pid}/syscall")).ok(),
+            main_dir: std::path::PathBuf::from(format!("/proc/{pid}")),
             reader: std::cell::RefCell::new(None),
         }
     }
@@ -74,7 +144,7 @@ impl RestProbe {
         // The main thread first: while it computes (or sleeps) the bot is
         // not at rest, whatever its other threads do.
         if let Some(s) = self.main.as_ref().and_then(|f| read_at_start(f, &mut buf)) {
-            if !blocked_for_good(s) {
+            if look_at(s, || wchan_of(&self.main_dir)) == TaskLook::Busy {
                 return false;
             }
             let one_task = match &self.tasks {
@@ -91,25 +161,27 @@ impl RestProbe {
                 return true;
             }
         }
-        if let Some(f) = self.reader.borrow().as_ref() {
-            match read_at_start(f, &mut buf) {
-                Some(s) if waits_for_input(s) => return true,
+        if let Some(t) = self.reader.borrow().as_ref() {
+            if let Some(s) = read_at_start(&t.syscall, &mut buf) {
                 // On its way back to its input (or still computing).
-                Some(s) if s.starts_with("running") || s.starts_with("-1") => return false,
-                _ => {}
+                if s.starts_with("running") || s.starts_with("-1") {
+                    return false;
+                }
+                if look_at(s, || wchan_of(&t.dir)) == TaskLook::WaitsForInput {
+                    return true;
+                }
             }
         }
         let mut all_waiting = true;
-        for f in task_syscall_files(members()) {
-            let Some(s) = read_at_start(&f, &mut buf) else {
-                continue;
-            };
-            if waits_for_input(s) {
-                *self.reader.borrow_mut() = Some(f);
-                return true;
-            }
-            if !blocked_for_good(s) {
-                all_waiting = false;
+        for t in task_syscall_files(members()) {
+            match t.look(&mut buf) {
+                None => continue,
+                Some(TaskLook::WaitsForInput) => {
+                    *self.reader.borrow_mut() = Some(t);
+                    return true;
+                }
+                Some(TaskLook::Blocked) => {}
+                Some(TaskLook::Busy) => all_waiting = false,
             }
         }
         all_waiting
@@ -159,11 +231,7 @@ pub(super) fn read_at_start<'a>(f: &fs::File, buf: &'a mut [u8]) -> Option<&'a s
 /// ends by itself (a bot stopped by `SIGSTOP` mid-`nanosleep` showed it,
 /// and was taken for one at rest before its late line).
 pub(super) fn blocked_for_good(syscall: &str) -> bool {
-    let nr = syscall
-        .split_whitespace()
-        .next()
-        .and_then(|n| n.parse::<i64>().ok());
-    match nr {
+    match syscall_nr(syscall) {
         None | Some(-1) => false,
         Some(n) => ![
             libc::SYS_nanosleep,
@@ -178,15 +246,20 @@ pub(super) fn blocked_for_good(syscall: &str) -> bool {
 /// `ppoll`, `select` or `pselect6` (whose descriptors cannot be named
 /// here: a bot has no other input to wait for).
 pub(super) fn waits_for_input(syscall: &str) -> bool {
-    let nr = syscall
-        .split_whitespace()
-        .next()
-        .and_then(|n| n.parse::<i64>().ok());
+    let nr = syscall_nr(syscall);
     reads_stdin(syscall)
         || matches!(nr, Some(n) if n == libc::SYS_poll
             || n == libc::SYS_ppoll
             || n == libc::SYS_select
             || n == libc::SYS_pselect6)
+}
+
+/// The system call's number in a `syscall` file (`None`: "running").
+fn syscall_nr(syscall: &str) -> Option<i64> {
+    syscall
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse::<i64>().ok())
 }
 
 /// `/proc/PID/task/TID/syscall` of a task blocked in `read(0, …)`,

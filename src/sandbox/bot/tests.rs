@@ -3,6 +3,7 @@
 //! The sandbox's properties are tested on real bots in `tests/it`.
 
 use super::*;
+use rest::{look_at, TaskLook};
 
 #[test]
 fn a_task_reading_stdin_is_recognised() {
@@ -36,6 +37,83 @@ fn waiting_for_input_and_resting_are_told_from_sleeping_and_computing() {
     ] {
         assert!(!blocked_for_good(busy), "{busy}");
     }
+}
+
+/// A call the kernel restarted (`restart_syscall`) is a wait for input
+/// only where the thread's `wchan` names `poll`'s wait: a `poll` goes on
+/// so after a freeze; a sleep goes on so too, and ends by itself.
+#[test]
+fn a_restarted_poll_waits_for_input_and_a_restarted_sleep_does_not() {
+    let restarted = "219 0x7ffd 0x1 0xffffffff 0x0 0x0 0x0 0x7ffd 0x7f";
+    for wchan in [
+        "poll_schedule_timeout.constprop.0",
+        "poll_schedule_timeout",
+        "do_sys_poll",
+    ] {
+        let look = look_at(restarted, || Some(wchan.to_string()));
+        assert_eq!(look, TaskLook::WaitsForInput, "{wchan}");
+    }
+    for wchan in [
+        "do_syscall_64",
+        "hrtimer_nanosleep",
+        "futex_wait_queue",
+        "0",
+        "poll_x",
+    ] {
+        let look = look_at(restarted, || Some(wchan.to_string()));
+        assert_eq!(look, TaskLook::Busy, "{wchan}");
+    }
+    assert_eq!(look_at(restarted, || None), TaskLook::Busy);
+    // Only a restarted call has its `wchan` read.
+    let read0 = "0 0x0 0x55d0c8a4e2a0 0x1000 0x0 0x0 0x0 0x7ffd 0x7f";
+    let futex = "202 0x7f 0x80 0x0 0x0 0x0 0x0 0x7ffd 0x7f";
+    let unread = || -> Option<String> { panic!("wchan read") };
+    assert_eq!(look_at(read0, unread), TaskLook::WaitsForInput);
+    assert_eq!(look_at(futex, unread), TaskLook::Blocked);
+    assert_eq!(look_at("running", unread), TaskLook::Busy);
+}
+
+/// A real process blocked in `poll` on its input, stopped and continued
+/// (what a freeze does to it too: the kernel goes on with the call as
+/// `restart_syscall`), is at rest; one in a sleep, stopped and continued,
+/// is not. Before, the first was taken for busy: an honest bot that
+/// waits in `poll` never came to rest after a freeze, and failed.
+#[test]
+fn a_process_in_poll_stays_at_rest_after_a_stop_and_a_sleeping_one_does_not() {
+    use std::process::{Command, Stdio};
+    let after_stop = |script: &str| -> (bool, String) {
+        let mut child = Command::new("python3")
+            .args(["-c", script])
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id() as i32;
+        let probe = RestProbe::new(pid, None, 0);
+        std::thread::sleep(Duration::from_millis(300));
+        // SAFETY: signals to our own child.
+        unsafe {
+            libc::kill(pid, libc::SIGSTOP);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        unsafe {
+            libc::kill(pid, libc::SIGCONT);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        let seen = std::fs::read_to_string(format!("/proc/{pid}/syscall")).unwrap_or_default();
+        let rest = probe.at_rest(|| vec![pid]);
+        let _ = child.kill();
+        let _ = child.wait();
+        (rest, seen)
+    };
+    let (rest, seen) =
+        after_stop("import select\np = select.poll()\np.register(0, select.POLLIN)\np.poll()");
+    assert!(
+        seen.starts_with(&format!("{} ", libc::SYS_restart_syscall)),
+        "{seen}"
+    );
+    assert!(rest, "in poll, restarted: {seen}");
+    let (rest, seen) = after_stop("import time\ntime.sleep(100)");
+    assert!(!rest, "asleep, restarted: {seen}");
 }
 
 #[test]
