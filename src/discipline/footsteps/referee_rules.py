@@ -119,8 +119,10 @@ THE MOVES FORM (--moves, and what you get by mail)
 
 WHAT IS NOT REPRODUCED
     The server runs bots in a sandbox with CPU-time limits (2 s per bid,
-    10 s per game), a memory limit (256 MB) and its own wall-clock
-    backstops; this referee only has the wall clock: a limit per line
+    counted from the bot's previous bid: what it computes after a bid
+    before it reads on is the next bid's; 10 s per game), a memory limit
+    (256 MB) and its own wall-clock backstops; this referee only has the
+    wall clock: a limit per line
     (--reply-secs) and, as the server, the game's waiting budget: each
     bot may be waited for at most --match-secs in all (default 30 s,
     the server's: the start-up's 10 s and twice the 10 s of CPU time
