@@ -944,20 +944,7 @@ fn computing_after_an_answer_fails_by_the_bots_own_cpu_in_the_turn_of_the_answer
         "bots::computing_after_an_answer_fails_by_the_bots_own_cpu_in_the_turn_of_the_answer",
     );
     let file = "hostile/busy_after_answer.c";
-    let bots: Vec<(&Toolchain, BotProgram)> = [file, "thinker.c"].iter().map(|f| bot(f)).collect();
-    let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (*t, p)).collect();
-    let m = Match::start(&refs, starving_limits()).unwrap();
-    let mut seen = Vec::new();
-    let rec = play(m, |m| {
-        for r in 1..=3u32 {
-            m.set_turn(r);
-            m.ask(0, &format!("ECHO {r}"))?;
-            seen.extend(m.members(0));
-            m.ask(1, &format!("ECHO {r}"))?;
-        }
-        Ok(())
-    })
-    .unwrap();
+    let (rec, seen) = three_turns(file, "thinker.c", starving_limits());
     assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
     let f = &rec.failures[0];
     assert_eq!((f.bot, f.turn), (0, 1), "{}", f.reason);
@@ -990,19 +977,7 @@ fn an_honest_bot_waiting_in_poll_plays_on_after_a_freeze() {
         ..starving_limits()
     };
     for opponent in ["echo.c", "thinker.c"] {
-        let bots: Vec<(&Toolchain, BotProgram)> =
-            ["poll_reader.c", opponent].iter().map(|f| bot(f)).collect();
-        let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (*t, p)).collect();
-        let m = Match::start(&refs, limits).unwrap();
-        let rec = play(m, |m| {
-            for r in 1..=3u32 {
-                m.set_turn(r);
-                m.ask(0, &format!("ECHO {r}"))?;
-                m.ask(1, &format!("ECHO {r}"))?;
-            }
-            Ok(())
-        })
-        .unwrap();
+        let (rec, _) = three_turns("poll_reader.c", opponent, limits);
         assert!(
             rec.failures.is_empty(),
             "against {opponent}: {:?}",
@@ -1014,9 +989,22 @@ fn an_honest_bot_waiting_in_poll_plays_on_after_a_freeze() {
 /// Plays `file` (bot 0, which prints "extra" late after its first answer)
 /// against the thinker for three turns: it fails `unasked` in turn 1.
 fn late_line_fails_in_turn_one(file: &str) {
-    let bots: Vec<(&Toolchain, BotProgram)> = [file, "thinker.c"].iter().map(|f| bot(f)).collect();
+    let (rec, seen) = three_turns(file, "thinker.c", starving_limits());
+    assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
+    let f = &rec.failures[0];
+    assert_eq!(f.bot, 0, "{}", f.reason);
+    assert!(matches!(f.kind, BotFailureKind::Unasked), "{}", f.reason);
+    assert_eq!(f.line.as_deref(), Some("extra"), "{}", f.reason);
+    assert_eq!(f.turn, 1, "{}", f.reason);
+    nothing_left(file, &seen);
+}
+
+/// Three turns of echo, `file` (bot 0) asked first in each, `opponent`
+/// second: the record, and bot 0's processes seen after each answer.
+fn three_turns(file: &str, opponent: &str, limits: LineLimits) -> (MatchRecord<()>, Vec<i32>) {
+    let bots: Vec<(&Toolchain, BotProgram)> = [file, opponent].iter().map(|f| bot(f)).collect();
     let refs: Vec<(&Toolchain, &BotProgram)> = bots.iter().map(|(t, p)| (*t, p)).collect();
-    let m = Match::start(&refs, starving_limits()).unwrap();
+    let m = Match::start(&refs, limits).unwrap();
     let mut seen = Vec::new();
     let rec = play(m, |m| {
         for r in 1..=3u32 {
@@ -1028,13 +1016,7 @@ fn late_line_fails_in_turn_one(file: &str) {
         Ok(())
     })
     .unwrap();
-    assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
-    let f = &rec.failures[0];
-    assert_eq!(f.bot, 0, "{}", f.reason);
-    assert!(matches!(f.kind, BotFailureKind::Unasked), "{}", f.reason);
-    assert_eq!(f.line.as_deref(), Some("extra"), "{}", f.reason);
-    assert_eq!(f.turn, 1, "{}", f.reason);
-    nothing_left(file, &seen);
+    (rec, seen)
 }
 
 /// A match's wall-clock budget (a compile request's trial game) is the
