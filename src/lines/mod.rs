@@ -455,9 +455,10 @@ impl Match {
             }
             let now = Instant::now();
             let waited = now.saturating_duration_since(start);
-            // The CPU it used here, once counted: judged at every look,
-            // the last (at rest) too.
-            if waited >= SETTLE_EAGER || (at_rest && counted_from.is_some()) {
+            // The CPU it used here: counted from the first look past the
+            // eager ones that finds it busy, judged at every look from
+            // there, the last (at rest) too.
+            if counted_from.is_some() || (!at_rest && waited >= SETTLE_EAGER) {
                 let used = self.seats[bot].bot.cpu_time();
                 let base = *counted_from.get_or_insert(used);
                 if let Some(f) = self.busy_after_answer(bot, used, base, turn) {
