@@ -139,8 +139,9 @@ pub fn describe_bot_failure(
             *limit_ms as f64 / 1000.0
         ),
         BotFailureKind::ReplyCpu { limit_ms } => format!(
-            "computed more than {} s of CPU time for one answer (its own time since its \
-             previous answer: what its opponent or other bots do is not counted)",
+            "computed more than {} s of CPU time for one answer (its own time, with what it \
+             computed after its previous answer before reading on: what its opponent or \
+             other bots do is not counted)",
             *limit_ms as f64 / 1000.0
         ),
         BotFailureKind::RoundsCpu {

@@ -339,7 +339,7 @@ fn computing_after_an_answer_counts_toward_the_next_reply() {
         rec.failures
     );
     assert!(
-        rec.failures[0].reason.contains("since its previous answer"),
+        rec.failures[0].reason.contains("after its previous answer"),
         "{}",
         rec.failures[0].reason
     );

@@ -119,17 +119,16 @@ THE MOVES FORM (--moves, and what you get by mail)
 
 WHAT IS NOT REPRODUCED
     The server runs bots in a sandbox with CPU-time limits (2 s per bid,
-    counted from the bot's previous bid: what it computes after a bid
-    before it reads on is the next bid's; 10 s per game), a memory limit
-    (256 MB) and its own wall-clock backstops; this referee only has the
-    wall clock: a limit per line
-    (--reply-secs) and, as the server, the game's waiting budget: each
-    bot may be waited for at most --match-secs in all (default 30 s,
-    the server's: the start-up's 10 s and twice the 10 s of CPU time
-    of a game), its start-up, its bids and its returns to its input
-    together. It has no sandbox,
-    CPU or memory limits. Lines longer than 4096 bytes and output that
-    is not UTF-8 fail, as on the server.
+    and what a bot computes after a bid before it reads on counts toward
+    the next one; 10 s per game), a memory limit (256 MB) and its own
+    wall-clock backstops; this referee only has the wall clock: a limit
+    per line (--reply-secs, also for coming back to its input after a
+    bid) and, as the server, the game's waiting budget: each bot may be
+    waited for at most --match-secs in all (default 30 s, the server's:
+    the start-up's 10 s and twice the 10 s of CPU time of a game), its
+    start-up, its bids and its returns to its input together. It has no
+    sandbox, CPU or memory limits. Lines longer than 4096 bytes and
+    output that is not UTF-8 fail, as on the server.
     A bot that ends right after printing a line: the server finds out
     either when it next writes to it (the write fails) or when it next
     waits for its line, depending on how quickly the process is gone (on

@@ -112,16 +112,15 @@ THE MOVES FORM (--moves, and what you get by mail)
 
 WHAT IS NOT REPRODUCED
     The server runs bots in a sandbox with CPU-time limits (2 s per answer,
-    counted from the bot's previous answer: what it computes after an
-    answer before it reads on is the next answer's; 60 s per match), a
-    memory limit (256 MB) and its own wall-clock backstops; this referee
-    only has the wall clock: a limit per line (--reply-secs, also for
-    coming back to its input after an answer) and, as the server, the
-    match's waiting budget: each bot may be
-    waited for at most --match-secs in all (default 120 s, the server's:
-    twice the entry condition's 60 s), its start-up, its answers and its
-    returns to its input together. It has no sandbox, CPU or memory
-    limits.
+    and what a bot computes after an answer before it reads on counts
+    toward the next one; 60 s per match), a memory limit (256 MB) and its
+    own wall-clock backstops; this referee only has the wall clock: a
+    limit per line (--reply-secs, also for coming back to its input after
+    an answer) and, as the server, the match's waiting budget: each bot
+    may be waited for at most --match-secs in all (default 120 s, the
+    server's: twice the entry condition's 60 s), its start-up, its answers
+    and its returns to its input together. It has no sandbox, CPU or
+    memory limits.
     Lines longer than 4096 bytes and output that is not UTF-8 fail, as
     on the server.
     A bot that ends right after printing a line: the server finds out

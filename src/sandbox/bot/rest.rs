@@ -41,13 +41,15 @@ pub(super) enum TaskLook {
 }
 
 /// The look at a thread whose `syscall` file reads `syscall`; `wchan`
-/// gives its `wchan` file's text, read only for a restarted call.
+/// gives its `wchan` file's text, read only for a restarted call made
+/// without a timeout.
 pub(super) fn look_at(syscall: &str, wchan: impl FnOnce() -> Option<String>) -> TaskLook {
     if waits_for_input(syscall) {
         TaskLook::WaitsForInput
     } else if blocked_for_good(syscall) {
         TaskLook::Blocked
     } else if syscall_nr(syscall) == Some(libc::SYS_restart_syscall)
+        && without_timeout(syscall)
         && wchan().is_some_and(|w| in_poll(&w))
     {
         TaskLook::WaitsForInput
@@ -56,17 +58,40 @@ pub(super) fn look_at(syscall: &str, wchan: impl FnOnce() -> Option<String>) -> 
     }
 }
 
+/// Whether the call a `syscall` file names was made without a timeout:
+/// its third argument, a `poll`'s timeout (an `int`: its low 32 bits),
+/// negative. The file shows the registers the call was made with, also
+/// while the kernel goes on with it as `restart_syscall`.
+fn without_timeout(syscall: &str) -> bool {
+    syscall
+        .split_whitespace()
+        .nth(3)
+        .and_then(|a| u64::from_str_radix(a.trim_start_matches("0x"), 16).ok())
+        .is_some_and(|a| (a as u32 as i32) < 0)
+}
+
 /// A `wchan` naming the kernel's wait in `poll`: a freeze (or a stop)
 /// interrupts a thread blocked in `poll`, and the kernel goes on with it
 /// as `restart_syscall` (`/proc`'s `syscall` file then names that, like a
 /// sleep going on), still waiting there. Before, such a thread counted as
 /// busy: an honest bot that waits for its input in `poll` and was frozen
 /// while its opponent thought never came to rest (red team, issue 38).
+/// Only a `poll` without a timeout counts so ([`look_at`]): one with a
+/// timeout ends by itself, and counting it as waiting let a bot that
+/// prints when its timeout runs out have its line caught or not by
+/// whether it was frozen meanwhile (red team, second round); it is waited
+/// out, as a sleep is. Where `wchan` reads `0` (a kernel without symbols)
+/// such a `poll` counts as busy, as before.
 pub(super) fn in_poll(wchan: &str) -> bool {
     let w = wchan.trim();
-    ["poll_schedule_timeout", "do_sys_poll", "do_poll"]
-        .iter()
-        .any(|f| w == *f || w.starts_with(&format!("{f}.")))
+    [
+        "poll_schedule_timeout",
+        "do_sys_poll",
+        "do_poll",
+        "do_restart_poll",
+    ]
+    .iter()
+    .any(|f| w == *f || w.starts_with(&format!("{f}.")))
 }
 
 /// A thread's `wchan`, read from its folder.

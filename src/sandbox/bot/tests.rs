@@ -64,6 +64,15 @@ fn a_restarted_poll_waits_for_input_and_a_restarted_sleep_does_not() {
         assert_eq!(look, TaskLook::Busy, "{wchan}");
     }
     assert_eq!(look_at(restarted, || None), TaskLook::Busy);
+    // A `poll` with a timeout ends by itself: waited out, whatever its
+    // `wchan` (only the timeout's low 32 bits count: it is an `int`).
+    let poll_wchan = || Some("poll_schedule_timeout.constprop.0".to_string());
+    let timed = "219 0x7ffd 0x1 0x186a0 0x0 0x0 0x0 0x7ffd 0x7f";
+    assert_eq!(look_at(timed, poll_wchan), TaskLook::Busy);
+    let wide = "219 0x7ffd 0x1 0xffffffff00000064 0x0 0x0 0x0 0x7ffd 0x7f";
+    assert_eq!(look_at(wide, poll_wchan), TaskLook::Busy);
+    let negative = "219 0x7ffd 0x1 0x00000000fffffffe 0x0 0x0 0x0 0x7ffd 0x7f";
+    assert_eq!(look_at(negative, poll_wchan), TaskLook::WaitsForInput);
     // Only a restarted call has its `wchan` read.
     let read0 = "0 0x0 0x55d0c8a4e2a0 0x1000 0x0 0x0 0x0 0x7ffd 0x7f";
     let futex = "202 0x7f 0x80 0x0 0x0 0x0 0x0 0x7ffd 0x7f";
@@ -114,6 +123,17 @@ fn a_process_in_poll_stays_at_rest_after_a_stop_and_a_sleeping_one_does_not() {
     assert!(rest, "in poll, restarted: {seen}");
     let (rest, seen) = after_stop("import time\ntime.sleep(100)");
     assert!(!rest, "asleep, restarted: {seen}");
+    // A `poll` with a timeout, restarted, ends by itself: not at rest (red
+    // team: counted as waiting, a bot printing when it runs out had its
+    // line caught or not by whether a freeze came in between).
+    let (rest, seen) = after_stop(
+        "import select\np = select.poll()\np.register(0, select.POLLIN)\np.poll(100000)",
+    );
+    assert!(
+        seen.starts_with(&format!("{} ", libc::SYS_restart_syscall)),
+        "{seen}"
+    );
+    assert!(!rest, "in a timed poll, restarted: {seen}");
 }
 
 #[test]
