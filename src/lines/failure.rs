@@ -36,9 +36,9 @@ pub enum BotFailureKind {
     CpuTime {
         limit_ms: u64,
     },
-    /// More CPU time for one reply than allowed (counted from its previous
-    /// answer: what it computed before it read the question is the
-    /// reply's too, [`BotFailureKind::BusyAfterAnswer`]).
+    /// More CPU time for one reply than allowed (with what it computed
+    /// after its previous answer before it read on, where the referee
+    /// counted that: [`BotFailureKind::BusyAfterAnswer`]).
     ReplyCpu {
         limit_ms: u64,
     },

@@ -91,7 +91,10 @@ pub(super) fn in_poll(wchan: &str) -> bool {
         "do_restart_poll",
     ]
     .iter()
-    .any(|f| w == *f || w.starts_with(&format!("{f}.")))
+    .any(|f| {
+        w.strip_prefix(f)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+    })
 }
 
 /// A thread's `wchan`, read from its folder.
@@ -112,9 +115,10 @@ impl TaskFiles {
 /// system call that does not end by itself (not a sleep: `nanosleep`,
 /// `clock_nanosleep`, or one of them going on as `restart_syscall`), and a
 /// thread of it waits for input (blocked in `read` on its standard input,
-/// or in `poll` or `select`, also a `poll` going on after a freeze: its
-/// `wchan` tells, [`look_at`]) or every thread is blocked so. What it printed before is then in its output pipe, and
-/// it prints nothing more until the referee writes to it. Cheap for the
+/// or in `poll` or `select`, also a `poll` without a timeout going on
+/// after a freeze: its `wchan` tells, [`look_at`]) or every thread is
+/// blocked so. What it printed before is then in its output pipe, and it
+/// prints nothing more until the referee writes to it. Cheap for the
 /// usual bots: a bot of one process with one thread costs one read of its
 /// `syscall` file while it still runs, and one of its group's task count
 /// more once it rests (both files kept open); a runtime with threads of its
