@@ -427,7 +427,9 @@ impl Match {
     /// The looks of [`Match::settle`], from `start`, until `bot` rests or
     /// fails.
     fn rests_within(&mut self, bot: usize, start: Instant) -> Rest {
-        let (_, wall_limit) = self.reply_limits(bot);
+        // Its next reply's limits: the CPU (where no allowance by rounds
+        // decides) and the wall clock, the backstop of this wait too.
+        let (cpu_limit, wall_limit) = self.reply_limits(bot);
         let turn = self.seats[bot].answered_turn;
         // Its CPU time at the first counted look (read only once the eager
         // looks are over: an honest bot rests within microseconds).
@@ -461,7 +463,7 @@ impl Match {
             if counted_from.is_some() || (!at_rest && waited >= SETTLE_EAGER) {
                 let used = self.seats[bot].bot.cpu_time();
                 let base = *counted_from.get_or_insert(used);
-                if let Some(f) = self.busy_after_answer(bot, used, base, turn) {
+                if let Some(f) = self.busy_after_answer(bot, used, base, cpu_limit, turn) {
                     return Rest::Failed(f);
                 }
             }
@@ -514,12 +516,13 @@ impl Match {
     /// what its next reply may use: the match's CPU time; in a game
     /// budgeted by rounds its next round's allowance (one round more than
     /// its last: [`Match::allow_rounds`] gives it with the next question);
-    /// else the reply's CPU limit.
+    /// else `reply_cpu`, its next reply's CPU limit.
     fn busy_after_answer(
         &self,
         bot: usize,
         used: Duration,
         base: Duration,
+        reply_cpu: Duration,
         turn: u32,
     ) -> Option<BotFailure> {
         let l = &self.limits;
@@ -530,20 +533,12 @@ impl Match {
             return Some(self.failure_in(bot, turn, kind, None));
         }
         let kind = match self.seats[bot].allowance {
-            Some(a) => {
-                let next = a.cpu.saturating_add(l.reply_cpu);
-                (used > next).then(|| BotFailureKind::RoundsCpu {
-                    limit_ms: next.as_millis() as u64,
-                    rounds: a.rounds + 1,
-                    round_ms: l.reply_cpu.as_millis() as u64,
-                    startup_ms: l.startup_cpu.as_millis() as u64,
+            Some(a) => self.over_rounds(used, a.rounds + 1),
+            None => {
+                (used.saturating_sub(base) > reply_cpu).then_some(BotFailureKind::BusyAfterAnswer {
+                    limit_ms: reply_cpu.as_millis() as u64,
                 })
             }
-            None => (used.saturating_sub(base) > l.reply_cpu).then_some(
-                BotFailureKind::BusyAfterAnswer {
-                    limit_ms: l.reply_cpu.as_millis() as u64,
-                },
-            ),
         }?;
         Some(self.failure_in(bot, turn, kind, None))
     }
@@ -621,11 +616,7 @@ impl Match {
     /// `cpu` stays a cap). Its next reply has no CPU limit of its own; its
     /// wall-clock backstop is [`wall_backstop`] of what is left.
     pub fn allow_rounds(&mut self, bot: usize, rounds: u64) {
-        let l = &self.limits;
-        let factor = u32::try_from(rounds).unwrap_or(u32::MAX);
-        let cpu = l
-            .startup_cpu
-            .saturating_add(l.reply_cpu.saturating_mul(factor));
+        let cpu = self.rounds_allowance(rounds);
         let left = cpu.saturating_sub(self.seats[bot].bot.cpu_time());
         self.seats[bot].allowance = Some(Allowance {
             cpu,

@@ -240,6 +240,17 @@ fn play_scripted(bots: Vec<Scripted>, limits: LineLimits, turns: u32) -> MatchRe
 }
 
 /// Who failed, in which turn, and how (the reason's figures aside).
+/// The records of one scripted bot playing `turns` alone under `limits`,
+/// once at each of `loads`.
+fn records_at_loads<const N: usize>(
+    script: &Script,
+    limits: LineLimits,
+    turns: u32,
+    loads: [u32; N],
+) -> [MatchRecord<()>; N] {
+    loads.map(|load| play_scripted(vec![Scripted::start(script.clone(), load)], limits, turns))
+}
+
 fn verdict(rec: &MatchRecord<()>) -> Vec<(usize, u32, String)> {
     rec.failures
         .iter()
@@ -271,19 +282,9 @@ fn computing_after_an_answer_is_judged_by_the_bots_cpu_whatever_the_load() {
         extra: true,
         ..Script::default()
     };
-    let verdicts: Vec<_> = [1, 4]
-        .into_iter()
-        .map(|load| {
-            let bot = Scripted::start(script.clone(), load);
-            play_scripted(vec![bot], scripted_limits(), 3)
-        })
-        .collect();
-    assert_eq!(
-        verdict(&verdicts[0]),
-        verdict(&verdicts[1]),
-        "the load decided"
-    );
-    let rec = &verdicts[1];
+    let [quiet, loaded] = records_at_loads(&script, scripted_limits(), 3, [1, 4]);
+    assert_eq!(verdict(&quiet), verdict(&loaded), "the load decided");
+    let rec = &loaded;
     assert_eq!(
         verdict(rec),
         [(0, 1, "busy_after_answer".to_string())],
@@ -305,17 +306,9 @@ fn a_late_line_within_a_replys_cpu_is_caught_whatever_the_load() {
         extra: true,
         ..Script::default()
     };
-    for load in [1, 4] {
-        let rec = play_scripted(
-            vec![Scripted::start(script.clone(), load)],
-            scripted_limits(),
-            3,
-        );
-        assert_eq!(
-            verdict(&rec),
-            [(0, 1, "unasked".to_string())],
-            "load {load}"
-        );
+    let records = records_at_loads(&script, scripted_limits(), 3, [1, 4]);
+    for (rec, load) in records.iter().zip([1, 4]) {
+        assert_eq!(verdict(rec), [(0, 1, "unasked".to_string())], "load {load}");
         assert_eq!(rec.failures[0].line.as_deref(), Some("extra"));
     }
 }
@@ -449,18 +442,9 @@ fn computing_past_the_limit_is_judged_even_where_the_bot_rests_between_looks() {
         reply_cpu: Duration::from_millis(60),
         ..scripted_limits()
     };
-    let verdicts: Vec<_> = [1, 2]
-        .into_iter()
-        .map(|load| {
-            verdict(&play_scripted(
-                vec![Scripted::start(script.clone(), load)],
-                limits,
-                5,
-            ))
-        })
-        .collect();
-    assert_eq!(verdicts[0], verdicts[1], "the load decided");
-    assert_eq!(verdicts[0], [(0, 1, "busy_after_answer".to_string())]);
+    let [quiet, loaded] = records_at_loads(&script, limits, 5, [1, 2]).map(|r| verdict(&r));
+    assert_eq!(quiet, loaded, "the load decided");
+    assert_eq!(quiet, [(0, 1, "busy_after_answer".to_string())]);
 }
 
 /// What a bot computes after its answer counts toward its next reply

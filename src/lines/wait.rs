@@ -358,17 +358,28 @@ impl Match {
             return Some(self.failure(bot, kind, None));
         }
         let a = self.seats[bot].allowance?;
-        (used > a.cpu).then(|| {
-            self.failure(
-                bot,
-                BotFailureKind::RoundsCpu {
-                    limit_ms: a.cpu.as_millis() as u64,
-                    rounds: a.rounds,
-                    round_ms: self.limits.reply_cpu.as_millis() as u64,
-                    startup_ms: self.limits.startup_cpu.as_millis() as u64,
-                },
-                None,
-            )
+        let kind = self.over_rounds(used, a.rounds)?;
+        Some(self.failure(bot, kind, None))
+    }
+
+    /// What a bot of a game budgeted by rounds may have used in all after
+    /// `rounds` rounds: its start-up and a reply's CPU time a round.
+    pub(super) fn rounds_allowance(&self, rounds: u64) -> Duration {
+        let l = &self.limits;
+        let factor = u32::try_from(rounds).unwrap_or(u32::MAX);
+        l.startup_cpu
+            .saturating_add(l.reply_cpu.saturating_mul(factor))
+    }
+
+    /// The failure of a bot of a game budgeted by rounds that has used
+    /// `used` in all, if that is over its allowance after `rounds` rounds.
+    pub(super) fn over_rounds(&self, used: Duration, rounds: u64) -> Option<BotFailureKind> {
+        let allowed = self.rounds_allowance(rounds);
+        (used > allowed).then_some(BotFailureKind::RoundsCpu {
+            limit_ms: allowed.as_millis() as u64,
+            rounds,
+            round_ms: self.limits.reply_cpu.as_millis() as u64,
+            startup_ms: self.limits.startup_cpu.as_millis() as u64,
         })
     }
 

@@ -82,7 +82,7 @@ fn without_timeout(syscall: &str) -> bool {
 /// whether it was frozen meanwhile (red team, second round); it is waited
 /// out, as a sleep is. Where `wchan` reads `0` (a kernel without symbols)
 /// such a `poll` counts as busy, as before.
-pub(super) fn in_poll(wchan: &str) -> bool {
+fn in_poll(wchan: &str) -> bool {
     let w = wchan.trim();
     [
         "poll_schedule_timeout",
@@ -98,7 +98,7 @@ pub(super) fn in_poll(wchan: &str) -> bool {
 }
 
 /// A thread's `wchan`, read from its folder.
-pub(super) fn wchan_of(dir: &Path) -> Option<String> {
+fn wchan_of(dir: &Path) -> Option<String> {
     fs::read_to_string(dir.join("wchan")).ok()
 }
 
