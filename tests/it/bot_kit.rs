@@ -644,11 +644,27 @@ fn sleeping_bot(dir: &Path, name: &str, demo: &Path, sleeps: Sleeps) -> PathBuf 
     let sleep = format!(
         "    if {first} <= _said[0] < {first} + {count}:\n        _time.sleep({pause:?})\n"
     );
-    let say = "    _builtins.print(*args, **kw)\n";
     let (before, after) = match at {
         SleepAt::BeforeAnswer => (sleep.as_str(), ""),
         SleepAt::AfterAnswer => ("", sleep.as_str()),
     };
+    demo_with_print(dir, name, demo, before, after)
+}
+
+/// A Python demo bot that, after its answer number `answer` (one `print`
+/// each; the first is 1), prints a line longer than any line a bot may
+/// send (4096 bytes), then reads on: `dir/name.py`, as [`sleeping_bot`].
+fn long_line_bot(dir: &Path, name: &str, demo: &Path, answer: u32) -> PathBuf {
+    let after =
+        format!("    if _said[0] == {answer}:\n        _builtins.print('x' * 5000, flush=True)\n");
+    demo_with_print(dir, name, demo, "", &after)
+}
+
+/// The demo's source as `dir/name.py`, after a prelude that shadows
+/// `print` (counting its calls in `_said`) with `before` and `after` run
+/// around each print.
+fn demo_with_print(dir: &Path, name: &str, demo: &Path, before: &str, after: &str) -> PathBuf {
+    let say = "    _builtins.print(*args, **kw)\n";
     let prelude = format!(
         "import builtins as _builtins\nimport time as _time\n_said = [0]\n\n\n\
          def print(*args, **kw):\n    _said[0] += 1\n{before}{say}{after}\n\n"
@@ -684,9 +700,21 @@ struct SleepCase {
 impl SleepCase {
     /// The bots, the sleeping one (`name.py` in a folder of its own) last.
     fn bots(&self, tmp: &Path, name: &str, sleeps: Sleeps) -> Vec<PathBuf> {
+        self.bots_with(tmp, name, |dir| {
+            sleeping_bot(dir, name, &self.sleeper, sleeps)
+        })
+    }
+
+    /// The bots, the last made by `make` in a folder of its own.
+    fn bots_with(
+        &self,
+        tmp: &Path,
+        name: &str,
+        make: impl FnOnce(&Path) -> PathBuf,
+    ) -> Vec<PathBuf> {
         let dir = tmp.join(format!("{}-{name}", self.d));
         let mut bots: Vec<PathBuf> = self.other.iter().cloned().collect();
-        bots.push(sleeping_bot(&dir, name, &self.sleeper, sleeps));
+        bots.push(make(&dir));
         bots
     }
 }
@@ -796,7 +824,26 @@ fn the_home_referees_stop_a_bot_waited_for_too_long_in_all_in_a_match() {
 /// same turn, with the same reason, after the same lines.
 #[test]
 fn the_home_referee_and_the_server_stop_a_sleeping_bot_alike() {
-    stopped_alike(SleepAt::BeforeAnswer);
+    stopped_alike(Misdeed::Sleeps(SleepAt::BeforeAnswer));
+}
+
+/// A bot that prints a line longer than a bot may send right after its
+/// third answer: the server and the kit's referee find it while they wait
+/// for the bot to come back to its input, and fail it in the turn of that
+/// answer, with the same words (the kit put it in the turn then being
+/// played).
+#[test]
+fn the_home_referee_and_the_server_stop_a_too_long_line_after_an_answer_alike() {
+    stopped_alike(Misdeed::LongLineAfterAnswer);
+}
+
+/// What the last bot of [`stopped_alike`] does wrong at its third answer.
+#[derive(Clone, Copy)]
+enum Misdeed {
+    /// Sleeps 60 s, before or after its answer.
+    Sleeps(SleepAt),
+    /// Prints a line of 5000 bytes after its answer.
+    LongLineAfterAnswer,
 }
 
 /// The same bot sleeping after its third answer instead of reading on:
@@ -805,13 +852,13 @@ fn the_home_referee_and_the_server_stop_a_sleeping_bot_alike() {
 /// reply's wall-clock backstop, counted it nowhere, and played on).
 #[test]
 fn the_home_referee_and_the_server_stop_a_bot_sleeping_after_its_answer_alike() {
-    stopped_alike(SleepAt::AfterAnswer);
+    stopped_alike(Misdeed::Sleeps(SleepAt::AfterAnswer));
 }
 
-/// Plays each discipline with a bot that sleeps 60 s at its third answer
-/// (`at`), on the server and at home, and compares the failures and the
+/// Plays each discipline with a bot that does `misdeed` at its third
+/// answer, on the server and at home, and compares the failures and the
 /// lines.
-fn stopped_alike(at: SleepAt) {
+fn stopped_alike(misdeed: Misdeed) {
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path();
     // (the case, its config, the budget that config gives, the server's
@@ -866,15 +913,28 @@ fn stopped_alike(at: SleepAt) {
             vec![],
         ),
     ];
-    let sleeps = Sleeps {
-        first: 3,
-        count: 1,
-        pause: 60.0,
-        at,
-    };
     for (c, config, budget, server_options) in &cases {
         let d = c.d;
-        let bots = c.bots(t, "dozer", sleeps);
+        let (bots, words) = match misdeed {
+            Misdeed::Sleeps(at) => {
+                let sleeps = Sleeps {
+                    first: 3,
+                    count: 1,
+                    pause: 60.0,
+                    at,
+                };
+                (c.bots(t, "dozer", sleeps), waited_words(*budget))
+            }
+            Misdeed::LongLineAfterAnswer => (
+                c.bots_with(t, "shouter", |dir| {
+                    long_line_bot(dir, "shouter", &c.sleeper, 3)
+                }),
+                format!(
+                    "sent a line longer than 4096 bytes; its line: \"{}…\"",
+                    "x".repeat(200)
+                ),
+            ),
+        };
         let config_file = t.join(format!("{d}.toml"));
         std::fs::write(&config_file, config).unwrap();
         let mut args: Vec<String> = vec![
@@ -894,10 +954,7 @@ fn stopped_alike(at: SleepAt) {
         let server_failures = failures_of(&server);
         assert_eq!(server_failures.len(), 1, "{d}: {server}");
         assert_eq!(server_failures[0].0, bots.len() - 1, "{d}: {server}");
-        assert!(
-            server_failures[0].1.ends_with(&waited_words(*budget)),
-            "{d}: {server}"
-        );
+        assert!(server_failures[0].1.ends_with(&words), "{d}: {server}");
 
         let transcript = t.join(format!("{d}.txt"));
         let mut args = c.options.clone();

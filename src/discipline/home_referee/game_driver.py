@@ -225,7 +225,8 @@ class Bot:
         failure = None
         while True:
             rest = at_rest(self.pid)
-            line = self.take_line()
+            # A bad line here is in the turn of the answer too.
+            line = self.take_line(self.answered_turn)
             if line is not None:
                 failure = Failure(self.seat, self.answered_turn, UNASKED, line)
                 break
@@ -270,9 +271,12 @@ class Bot:
             except OSError:
                 raise Failure(self.seat, self.turn, self.ended())
 
-    def take_line(self):
+    def take_line(self, turn=None):
         """A complete line from the buffer, reading what is there first;
-        None when there is none yet (or the output closed)."""
+        None when there is none yet (or the output closed). A bad line
+        fails in `turn` (by default the current one)."""
+        if turn is None:
+            turn = self.turn
         while True:
             i = self.buf.find(b"\n")
             if i >= 0:
@@ -283,18 +287,18 @@ class Bot:
                 if len(raw) > MAX_LINE:
                     shown = raw[:400].decode("utf-8", "replace")
                     self.kill()
-                    raise Failure(self.seat, self.turn,
+                    raise Failure(self.seat, turn,
                                   "sent a line longer than %d bytes" % MAX_LINE, shown)
                 try:
                     return raw.decode("utf-8")
                 except UnicodeDecodeError:
                     self.kill()
-                    raise Failure(self.seat, self.turn, "sent a line that is not UTF-8 text",
+                    raise Failure(self.seat, turn, "sent a line that is not UTF-8 text",
                                   raw.decode("utf-8", "replace"))
             if len(self.buf) > MAX_LINE:
                 shown = bytes(self.buf[:400]).decode("utf-8", "replace")
                 self.kill()
-                raise Failure(self.seat, self.turn,
+                raise Failure(self.seat, turn,
                               "sent a line longer than %d bytes" % MAX_LINE, shown)
             if self.eof:
                 return None

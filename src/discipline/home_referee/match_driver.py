@@ -262,10 +262,11 @@ class Bots:
             while True:
                 rest = at_rest(self.procs[seat].pid)
                 self._read(seat, 0)
-                got = self._take_line(seat)
+                # A bad line here is in the turn of the answer too.
+                turn = self.answered_turn[seat]
+                got = self._take_line(seat, turn)
                 if isinstance(got, Stop):
                     raise got
-                turn = self.answered_turn[seat]
                 if got is not None:
                     raise self._fail(seat, UNASKED, got, turn=turn)
                 if rest or self.eof[seat]:
@@ -310,14 +311,15 @@ class Bots:
         except Stop:
             pass
 
-    def _take_line(self, seat):
-        """A complete line from the buffer: the line, a Stop, or None."""
+    def _take_line(self, seat, turn=None):
+        """A complete line from the buffer: the line, a Stop (in `turn`,
+        by default the current one), or None."""
         buf = self.bufs[seat]
         i = buf.find(b"\n")
         if i < 0:
             if len(buf) > MAX_LINE:
                 shown = bytes(buf[:400]).decode("utf-8", "replace")
-                return self._fail(seat, "sent a line longer than %d bytes" % MAX_LINE, shown)
+                return self._fail(seat, "sent a line longer than %d bytes" % MAX_LINE, shown, turn=turn)
             return None
         raw = bytes(buf[:i])
         del buf[:i + 1]
@@ -325,11 +327,11 @@ class Bots:
             raw = raw[:-1]
         if len(raw) > MAX_LINE:
             shown = raw[:400].decode("utf-8", "replace")
-            return self._fail(seat, "sent a line longer than %d bytes" % MAX_LINE, shown)
+            return self._fail(seat, "sent a line longer than %d bytes" % MAX_LINE, shown, turn=turn)
         try:
             return raw.decode("utf-8")
         except UnicodeDecodeError:
-            return self._fail(seat, "sent a line that is not UTF-8 text", raw.decode("utf-8", "replace"))
+            return self._fail(seat, "sent a line that is not UTF-8 text", raw.decode("utf-8", "replace"), turn=turn)
 
     def receive(self, seat):
         since = time.monotonic()
