@@ -14,6 +14,21 @@
 //! - [`seed`]: deterministic seeds.
 //! - [`fuzzing`]: the fuzz harnesses' bodies (issue 35), for `fuzz/` and
 //!   the corpus replay test; the server never calls it.
+//!
+//! The server runs on Linux on x86-64 only: its bots' system-call filter
+//! (`sandbox::bot_seccomp`), the calls the referee reads from `/proc` to
+//! tell a bot at rest (`sandbox::bot`) and the native kit runtime are
+//! written for that architecture's system calls; on any other the build
+//! stops with one sentence saying so.
+
+#[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
+compile_error!(
+    "knobeln runs on Linux on x86-64 only: the bots' system-call filter \
+     (src/sandbox/bot_seccomp.rs) and the referee's look at a bot's system \
+     calls (src/sandbox/bot/rest.rs) are written for x86-64's system calls; \
+     building for another architecture needs its own filter, reviewed and \
+     tested there"
+);
 
 pub mod admin;
 pub mod auth;
