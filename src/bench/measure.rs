@@ -94,6 +94,94 @@ impl CrossCpu {
     }
 }
 
+/// The machine's CPUs as the kernel counts them (the `cpu` line of
+/// Linux's `/proc/stat`, in its ticks; zeros where it cannot be read):
+/// over a benchmark's run, what its CPUs did besides its own threads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MachineCpu {
+    /// Ticks some process or the kernel ran (user, nice, system, irq,
+    /// softirq; a guest's time is inside user).
+    pub busy: u64,
+    /// Ticks the CPUs had nothing to run (idle, and idle waiting for a
+    /// disk: `iowait`).
+    pub idle: u64,
+    /// Ticks the hypervisor gave this machine's CPUs to another machine
+    /// (`steal`): time none of its processes could run.
+    pub stolen: u64,
+    /// The CPUs counted (the `cpuN` lines).
+    pub cpus: u64,
+}
+
+/// What a run's CPUs did, in CPUs (each count over the run's wall clock).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MachineShares {
+    pub busy: f64,
+    pub idle: f64,
+    pub stolen: f64,
+}
+
+impl MachineCpu {
+    /// The counts so far.
+    pub fn now() -> MachineCpu {
+        std::fs::read_to_string("/proc/stat")
+            .map(|text| MachineCpu::parse(&text))
+            .unwrap_or_default()
+    }
+
+    /// The counts of a `/proc/stat` text.
+    pub fn parse(text: &str) -> MachineCpu {
+        let Some(line) = text.lines().find_map(|l| l.strip_prefix("cpu ")) else {
+            return MachineCpu::default();
+        };
+        let n: Vec<u64> = line
+            .split_whitespace()
+            .map_while(|w| w.parse().ok())
+            .collect();
+        let at = |i: usize| n.get(i).copied().unwrap_or(0);
+        let cpus = text
+            .lines()
+            .filter(|l| {
+                l.strip_prefix("cpu")
+                    .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+            })
+            .count() as u64;
+        // user nice system idle iowait irq softirq steal (guest, guest_nice
+        // are inside user and nice).
+        MachineCpu {
+            busy: at(0) + at(1) + at(2) + at(5) + at(6),
+            idle: at(3) + at(4),
+            stolen: at(7),
+            cpus,
+        }
+    }
+
+    /// The counts since `earlier`.
+    pub fn since(self, earlier: MachineCpu) -> MachineCpu {
+        MachineCpu {
+            busy: self.busy.saturating_sub(earlier.busy),
+            idle: self.idle.saturating_sub(earlier.idle),
+            stolen: self.stolen.saturating_sub(earlier.stolen),
+            cpus: self.cpus,
+        }
+    }
+
+    /// These counts as shares of the machine's CPUs (each between 0 and
+    /// their number, together their number); `None` where nothing was
+    /// counted.
+    pub fn shares(self) -> Option<MachineShares> {
+        let total = self.busy + self.idle + self.stolen;
+        if total == 0 || self.cpus == 0 {
+            return None;
+        }
+        let of = |n: u64| n as f64 * self.cpus as f64 / total as f64;
+        Some(MachineShares {
+            busy: of(self.busy),
+            idle: of(self.idle),
+            stolen: of(self.stolen),
+        })
+    }
+}
+
 /// The files under `dir` (in every folder below it) and their bytes.
 pub fn dir_size(dir: &std::path::Path) -> (u64, u64) {
     let (mut files, mut bytes) = (0, 0);
@@ -134,5 +222,35 @@ mod tests {
             }
         );
         assert_eq!(c.since(c), CrossCpu::default());
+    }
+
+    #[test]
+    fn the_machines_cpus_are_busy_idle_or_stolen() {
+        let before =
+            MachineCpu::parse("cpu  100 10 50 800 40 0 5 20 0 0\ncpu0 50 5 25 400 20 0 2 10 0 0\n");
+        assert_eq!(
+            before,
+            MachineCpu {
+                busy: 165,
+                idle: 840,
+                stolen: 20,
+                cpus: 1
+            }
+        );
+        let after = MachineCpu::parse("cpu  250 10 80 830 40 0 5 40 0 0\ncpu0 1\ncpu1 1\nintr 1\n");
+        let run = after.since(before);
+        assert_eq!(
+            run,
+            MachineCpu {
+                busy: 180,
+                idle: 30,
+                stolen: 20,
+                cpus: 2
+            }
+        );
+        let s = run.shares().unwrap();
+        assert!((s.busy + s.idle + s.stolen - 2.0).abs() < 1e-9, "{s:?}");
+        assert!((s.stolen - 40.0 / 230.0).abs() < 1e-9, "{s:?}");
+        assert_eq!(MachineCpu::parse("no cpu line").shares(), None);
     }
 }
