@@ -1,6 +1,7 @@
 //! The WebAssembly engine's games ([`game_bench`]): full games of three
 //! pairs of strategies, a game of one throw, and the engine's cost per
-//! throw, on one pinned CPU; and [`bench_strategy`], a strategy compiled
+//! throw, on one pinned CPU; the floor of a field's play
+//! ([`game_floor`]); and [`bench_strategy`], a strategy compiled
 //! for a benchmark.
 //!
 //! Not here: the floor of a process per strategy (`benches/game.rs`
@@ -69,6 +70,67 @@ pub fn game_bench(games: usize) -> Result<GameBench, CompileError> {
     })
 }
 
+/// The median time of `games` full games played by `play` from seed
+/// `first_seed` on (a game that ends early by a rule break, as the 1994
+/// example's can, is played again with another seed).
+fn median_game(
+    games: usize,
+    first_seed: u64,
+    play: &dyn Fn(u64) -> Result<crate::referee::GameRecord, String>,
+) -> Result<Duration, CompileError> {
+    let mut times = Vec::with_capacity(games);
+    let mut seed = first_seed;
+    while times.len() < games {
+        let t = Instant::now();
+        let g = play(seed).map_err(CompileError::Runtime)?;
+        let took = t.elapsed();
+        seed += 1;
+        if g.failures.is_empty() {
+            times.push(took);
+        } else if seed > first_seed + 20 * games as u64 {
+            return Err(CompileError::Runtime(format!(
+                "a bench strategy keeps failing: {:?}",
+                g.failures
+            )));
+        }
+    }
+    Ok(median(&mut times))
+}
+
+/// The floor the benchmarks of a field set their play against: one game
+/// of a strategy against itself alone on one pinned CPU, for each of
+/// `sources` (each compiled to a module of its own) the median of `games`
+/// games, and of those the median, in a thread of its own. One module's
+/// game is not every module's: the same trivial source took 0.249 to
+/// 0.319 ms a game in six processes, and one median of 50 games read
+/// after a field's play 228 to 406 us in four runs of one build (where
+/// the compiled code lies decides, as it does for each of the field's
+/// modules); the middle of several modules is the field's game alone.
+pub fn game_floor(sources: &[String], games: usize) -> Result<Duration, CompileError> {
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let cpu = *crate::sandbox::allowed_cpus().first().unwrap_or(&0);
+            pin_current_thread(cpu)?;
+            let referee = Referee::new(RefereeConfig::default());
+            let mut medians = Vec::with_capacity(sources.len());
+            for source in sources {
+                let strategy = bench_strategy(source)?;
+                medians.push(median_game(games.max(1), 0, &|i| {
+                    referee
+                        .play([&strategy, &strategy], GameSeeds::public(i))
+                        .map_err(|e| e.to_string())
+                })?);
+            }
+            if medians.is_empty() {
+                return Err(CompileError::Runtime("a floor of no strategy".into()));
+            }
+            Ok(median(&mut medians))
+        })
+        .join()
+        .expect("bench thread")
+    })
+}
+
 /// Compiles `source` (local rules) into a module ready to play.
 pub fn bench_strategy(source: &str) -> Result<std::sync::Arc<Strategy>, CompileError> {
     let Outcome::Accepted { binary, .. } = compile(source.as_bytes(), &CompileConfig::local())?
@@ -102,26 +164,8 @@ fn game_bench_here(games: usize) -> Result<GameBench, CompileError> {
         },
         ..RefereeConfig::default()
     };
-    // The median of `games` full games (a game that ends early by a rule
-    // break, as the 1994 example's can, is played again with another seed).
     let run = |play: &dyn Fn(u64) -> Result<crate::referee::GameRecord, String>| {
-        let mut times = Vec::with_capacity(games);
-        let mut seed = 0u64;
-        while times.len() < games {
-            let t = Instant::now();
-            let g = play(seed).map_err(CompileError::Runtime)?;
-            let took = t.elapsed();
-            seed += 1;
-            if g.failures.is_empty() {
-                times.push(took);
-            } else if seed > 20 * games as u64 {
-                return Err(CompileError::Runtime(format!(
-                    "a bench strategy keeps failing: {:?}",
-                    g.failures
-                )));
-            }
-        }
-        Ok(median(&mut times))
+        median_game(games, 0, play)
     };
     let trivial = bench_strategy(TRIVIAL_C)?;
     let example = bench_strategy(crate::toolchain::compile::EXAMPLE_C)?;

@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::game::game_bench;
+use super::game::game_floor;
 use super::measure::{cpu_time, ms, BenchError, CpuOf};
 use crate::referee::RefereeConfig;
 use crate::seed::SeedKey;
@@ -836,11 +836,13 @@ pub fn scale_bench(
         |r| r.get(0),
     )?;
     // The floor: one game of two trivial modules alone on one CPU (the
-    // game benchmark's median of 50, measured in this run) x games / CPUs.
+    // median of nine of the field's strategies' medians of 40 games
+    // against themselves, measured in this run) x games / CPUs.
     // Read before the floor's game (its engine and modules come on top),
     // with the observers' caches still held.
     let memory_at_end = memory_parts();
-    let per_game = game_bench(50)?.wasm_games[0].1;
+    let floor_sources: Vec<String> = (0..9).map(scale_source).collect();
+    let per_game = game_floor(&floor_sources, 40)?;
     let floor = per_game.mul_f64(n_games as f64 / jobs.max(1) as f64);
     let games_floor = per_game.mul_f64(n_games as f64);
     let (games_pages, mail_pages, other_pages) = pages_by_part(store.conn())?;
