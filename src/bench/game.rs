@@ -18,6 +18,14 @@ use crate::wasm::Strategy;
 /// A trivial strategy: always the same throw, forever.
 pub const TRIVIAL_C: &str = "main() { for (;;) make_throw(100); }\n";
 
+/// `n` trivial strategies, each its own source (and so its own module):
+/// a constant throw, forever, as [`TRIVIAL_C`].
+pub fn trivial_variants(n: usize) -> Vec<String> {
+    (0..n)
+        .map(|i| format!("main() {{ for (;;) make_throw({}); }}\n", 100 + i))
+        .collect()
+}
+
 /// Figures of one benchmark run of the WebAssembly engine's games, on one
 /// CPU.
 #[derive(Debug, Clone)]

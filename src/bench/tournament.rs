@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::game::{game_floor, TRIVIAL_C};
+use super::game::{game_floor, trivial_variants, TRIVIAL_C};
 use super::measure::{cpu_time, ms, CpuOf, CrossCpu};
 use crate::engine::run::TournamentConfig;
 use crate::engine::EngineError;
@@ -124,7 +124,7 @@ pub fn tournament_bench(
             "the trivial strategy does not compile".into(),
         ));
     };
-    let game_floor = game_floor(&[TRIVIAL_C.to_string()], 15)?;
+    let game_floor = game_floor(&trivial_variants(9), 15)?;
     let dir = tempfile::tempdir()?;
     let mut best: [Option<GroupRun>; 2] = [None, None];
     let mut n_games = 0;
