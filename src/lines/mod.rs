@@ -635,9 +635,13 @@ impl Match {
             if let Some(f) = self.thaw(b) {
                 failures.push(f);
             }
+            // Counted from the wait to rest after its last answer, where
+            // that wait counted; else from its first look.
+            let cpu_base = self.seats[b].counted_from.take();
             self.seats[b].budget = Some(Budget {
                 since: now,
-                cpu_base: None,
+                cpu_base,
+                looked: false,
             });
         }
         let mut others_frozen = false;
@@ -679,26 +683,29 @@ impl Match {
                 // start (the zero of its CPU count, its wall clock anew):
                 // what another bot ran before its freeze held costs this
                 // one nothing counted, however late the look came.
-                if budget.cpu_base.is_none() && now >= budget.since + FIRST_LOOK {
+                if !budget.looked && now >= budget.since + FIRST_LOOK {
                     if !others_frozen {
                         others_frozen = true;
                         let stalled = self.freeze_all_but_pending(bots, &replies);
                         failures.extend(stalled);
                     }
                     now = Instant::now();
-                    let base = self.seats[b].bot.cpu_time();
+                    let cpu_base = budget
+                        .cpu_base
+                        .unwrap_or_else(|| self.seats[b].bot.cpu_time());
                     self.seats[b].budget = Some(Budget {
                         since: now,
-                        cpu_base: Some(base),
+                        cpu_base: Some(cpu_base),
+                        looked: true,
                     });
                     self.seats[b].last_cpu_check = now;
                 }
                 let budget = self.seats[b].budget.expect("budget set above");
                 // CPU of the whole tree: every 100 ms (the match's
                 // budget, also for a bot that answers at once while its
-                // other threads compute), and, once a reply has its zero,
-                // four times per reply limit.
-                let every = if self.seats[b].budget.and_then(|x| x.cpu_base).is_some() {
+                // other threads compute), and, once a reply took its first
+                // look, four times per reply limit.
+                let every = if budget.looked {
                     CPU_CHECK_EVERY.min(cpu_limit / 4).max(FIRST_LOOK)
                 } else {
                     CPU_CHECK_EVERY
@@ -715,9 +722,7 @@ impl Match {
                     Some(Ok(line)) => {
                         // A reply that took a look, or is counted from the
                         // bot's wait to rest, is judged by its CPU.
-                        if self.seats[b].budget.and_then(|x| x.cpu_base).is_some()
-                            || self.seats[b].counted_from.is_some()
-                        {
+                        if budget.cpu_base.is_some() {
                             if let Some(f) = self.over_cpu(b, cpu_limit) {
                                 self.kill(b);
                                 failures.push(f);
@@ -725,7 +730,6 @@ impl Match {
                             }
                         }
                         self.seats[b].answered = true;
-                        self.seats[b].counted_from = None;
                         self.seats[b].answered_turn = self.turn;
                         self.seats[b].settled = false;
                         self.seats[b].waited += now.saturating_duration_since(budget.since);
@@ -815,7 +819,7 @@ impl Match {
                     continue;
                 }
                 wake = wake.min(deadline).min(self.seats[b].last_cpu_check + every);
-                if self.seats[b].budget.and_then(|x| x.cpu_base).is_none() {
+                if !budget.looked {
                     wake = wake.min(budget.since + FIRST_LOOK);
                 }
                 pending.push(b);

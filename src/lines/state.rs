@@ -79,8 +79,9 @@ pub(super) struct Seat {
     pub(super) frozen_cpu: Duration,
     /// Its CPU time when the referee's wait for it to rest after its last
     /// answer began to count ([`Match::settle`], where it did): its next
-    /// reply is counted from there, so what it computes between an answer
-    /// and the next lines is the next reply's, not nobody's.
+    /// reply's count begins there (taken into that reply's
+    /// [`Budget::cpu_base`]), so what it computes between an answer and
+    /// the next lines is the next reply's, not nobody's.
     pub(super) counted_from: Option<Duration>,
 }
 
@@ -103,12 +104,20 @@ pub(super) enum Rest {
     MatchWall,
 }
 
-/// One reply's budget: when it began, and the bot's CPU time at the first
-/// look, once there was one.
+/// One reply's budget: when its wall clock began, where its CPU count
+/// begins, and whether its first look came.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Budget {
     pub(super) since: Instant,
+    /// The bot's CPU time the reply is counted from: where the referee's
+    /// wait for it to rest after its last answer counted its CPU, that
+    /// wait's base ([`Seat::counted_from`]: one count from answer to
+    /// answer), known from the reply's start; else its CPU time at the
+    /// first look.
     pub(super) cpu_base: Option<Duration>,
+    /// The first look came: the other bots are frozen and the reply's
+    /// wall clock began anew ([`FIRST_LOOK`](super::FIRST_LOOK)).
+    pub(super) looked: bool,
 }
 
 /// The bots of one match, and the limits they play under.

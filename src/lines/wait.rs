@@ -325,18 +325,15 @@ impl Match {
 
     /// A failure if `bot` is over the match's CPU time, over its
     /// allowance by rounds, or over `reply_limit` since its reply began to
-    /// count: where the referee waited for it to rest after its last
-    /// answer, from there (`counted_from`, [`Match::settle`]), else from
-    /// the reply's first look.
+    /// count ([`Budget::cpu_base`](super::state::Budget): where the referee
+    /// waited for it to rest after its last answer, from there, else from
+    /// the reply's first look).
     pub(super) fn over_cpu(&self, bot: usize, reply_limit: Duration) -> Option<BotFailure> {
         let used = self.seats[bot].bot.cpu_time();
         if let Some(f) = self.over_cpu_total(bot, used) {
             return Some(f);
         }
-        let seat = &self.seats[bot];
-        let base = seat
-            .counted_from
-            .or_else(|| seat.budget.and_then(|b| b.cpu_base))?;
+        let base = self.seats[bot].budget.and_then(|b| b.cpu_base)?;
         (used.saturating_sub(base) > reply_limit).then(|| {
             self.failure(
                 bot,
