@@ -239,7 +239,6 @@ fn play_scripted(bots: Vec<Scripted>, limits: LineLimits, turns: u32) -> MatchRe
     .unwrap()
 }
 
-/// Who failed, in which turn, and how (the reason's figures aside).
 /// The records of one scripted bot playing `turns` alone under `limits`,
 /// once at each of `loads`.
 fn records_at_loads<const N: usize>(
@@ -251,6 +250,7 @@ fn records_at_loads<const N: usize>(
     loads.map(|load| play_scripted(vec![Scripted::start(script.clone(), load)], limits, turns))
 }
 
+/// Who failed, in which turn, and how (the reason's figures aside).
 fn verdict(rec: &MatchRecord<()>) -> Vec<(usize, u32, String)> {
     rec.failures
         .iter()
