@@ -59,6 +59,8 @@ mod scripted {
         pub sleep_after_answer: Duration,
         /// Prints `extra` after that work (a line nobody asked for).
         pub extra: bool,
+        /// That line's length instead, in bytes of `x` (0: the word).
+        pub extra_bytes: usize,
         /// CPU time it computes before each answer but the first (at
         /// full speed, whatever the load: a reply's own time).
         pub before_answer: Duration,
@@ -159,7 +161,11 @@ mod scripted {
                 return;
             }
             std::thread::sleep(script.sleep_after_answer);
-            if script.extra && writeln!(output, "extra").is_err() {
+            let extra = match script.extra_bytes {
+                0 => "extra".to_string(),
+                n => "x".repeat(n),
+            };
+            if script.extra && writeln!(output, "{extra}").is_err() {
                 return;
             }
         }
@@ -310,6 +316,37 @@ fn a_late_line_within_a_replys_cpu_is_caught_whatever_the_load() {
     for (rec, load) in records.iter().zip([1, 4]) {
         assert_eq!(verdict(rec), [(0, 1, "unasked".to_string())], "load {load}");
         assert_eq!(rec.failures[0].line.as_deref(), Some("extra"));
+    }
+}
+
+/// A line too long for the match (200 bytes against a limit of 100),
+/// printed after the bot's first answer and found while the referee waits
+/// for it to come back to its input, fails in the turn of that answer,
+/// as a line nobody asked for does, quiet or loaded (the kit's home
+/// referees do the same: `tests/it/bot_kit.rs`).
+#[test]
+fn a_too_long_line_after_an_answer_fails_in_the_turn_of_the_answer() {
+    let script = Script {
+        after_answer: Duration::from_millis(20),
+        only_first: true,
+        extra: true,
+        extra_bytes: 200,
+        ..Script::default()
+    };
+    let limits = LineLimits {
+        max_line: 100,
+        ..scripted_limits()
+    };
+    let records = records_at_loads(&script, limits, 3, [1, 4]);
+    for (rec, load) in records.iter().zip([1, 4]) {
+        assert_eq!(verdict(rec), [(0, 1, "output".to_string())], "load {load}");
+        assert!(
+            rec.failures[0]
+                .reason
+                .contains("a line longer than 100 bytes"),
+            "{}",
+            rec.failures[0].reason
+        );
     }
 }
 
