@@ -90,7 +90,7 @@ fn a_restarted_poll_waits_for_input_and_a_restarted_sleep_does_not() {
 #[test]
 fn a_process_in_poll_stays_at_rest_after_a_stop_and_a_sleeping_one_does_not() {
     use std::process::{Command, Stdio};
-    let after_stop = |script: &str| -> (bool, String) {
+    let after_stop = |script: &str, blocks_in: i64| -> (bool, String) {
         let mut child = Command::new("python3")
             .args(["-c", script])
             .stdin(Stdio::piped())
@@ -98,36 +98,50 @@ fn a_process_in_poll_stays_at_rest_after_a_stop_and_a_sleeping_one_does_not() {
             .unwrap();
         let pid = child.id() as i32;
         let probe = RestProbe::new(pid, None, 0);
-        std::thread::sleep(Duration::from_millis(300));
+        wait_until_blocked_in(pid, blocks_in);
         // SAFETY: signals to our own child.
         unsafe {
             libc::kill(pid, libc::SIGSTOP);
         }
-        std::thread::sleep(Duration::from_millis(50));
+        wait_until(pid, "stopped", |stat, _| {
+            stat.rsplit_once(") ")
+                .is_some_and(|(_, rest)| rest.starts_with('T'))
+        });
         unsafe {
             libc::kill(pid, libc::SIGCONT);
         }
-        std::thread::sleep(Duration::from_millis(50));
+        // Continued, it goes on with its call: as `restart_syscall`, or
+        // as the call again (a sleep until a time, Python's).
+        let (restarted, again) = (
+            format!("{} ", libc::SYS_restart_syscall),
+            format!("{blocks_in} "),
+        );
+        wait_until(pid, "blocked again after a stop", |_, syscall| {
+            syscall.starts_with(&restarted) || syscall.starts_with(&again)
+        });
         let seen = std::fs::read_to_string(format!("/proc/{pid}/syscall")).unwrap_or_default();
         let rest = probe.at_rest(|| vec![pid]);
         let _ = child.kill();
         let _ = child.wait();
         (rest, seen)
     };
-    let (rest, seen) =
-        after_stop("import select\np = select.poll()\np.register(0, select.POLLIN)\np.poll()");
+    let (rest, seen) = after_stop(
+        "import select\np = select.poll()\np.register(0, select.POLLIN)\np.poll()",
+        libc::SYS_poll,
+    );
     assert!(
         seen.starts_with(&format!("{} ", libc::SYS_restart_syscall)),
         "{seen}"
     );
     assert!(rest, "in poll, restarted: {seen}");
-    let (rest, seen) = after_stop("import time\ntime.sleep(100)");
+    let (rest, seen) = after_stop("import time\ntime.sleep(100)", libc::SYS_clock_nanosleep);
     assert!(!rest, "asleep, restarted: {seen}");
     // A `poll` with a timeout, restarted, ends by itself: not at rest (red
     // team: counted as waiting, a bot printing when it runs out had its
     // line caught or not by whether a freeze came in between).
     let (rest, seen) = after_stop(
         "import select\np = select.poll()\np.register(0, select.POLLIN)\np.poll(100000)",
+        libc::SYS_poll,
     );
     assert!(
         seen.starts_with(&format!("{} ", libc::SYS_restart_syscall)),
@@ -136,16 +150,53 @@ fn a_process_in_poll_stays_at_rest_after_a_stop_and_a_sleeping_one_does_not() {
     assert!(!rest, "in a timed poll, restarted: {seen}");
 }
 
+/// Waits until process `pid` is blocked in system call `nr` (its
+/// `/proc/PID/syscall` names it), for at most 30 s: a process just started
+/// may take long to get there on a loaded machine, where a fixed wait of
+/// 300 ms had a test look at it still starting (a CI run beside a cold
+/// build failed so), and one continued after a stop to go on with its
+/// call.
+fn wait_until_blocked_in(pid: i32, nr: i64) {
+    let want = format!("{nr} ");
+    wait_until(pid, &format!("blocked in call {nr}"), |_, syscall| {
+        syscall.starts_with(&want)
+    });
+}
+
+/// Waits until `holds(stat, syscall)` of process `pid`'s `/proc` files,
+/// for at most 30 s (`what` names it if it never does).
+fn wait_until(pid: i32, what: &str, holds: impl Fn(&str, &str) -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let read =
+            |f: &str| std::fs::read_to_string(format!("/proc/{pid}/{f}")).unwrap_or_default();
+        let (stat, syscall) = (read("stat"), read("syscall"));
+        if holds(&stat, &syscall) {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "process {pid} never {what}: {stat} / {syscall}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 #[test]
 fn a_process_is_at_rest_in_read_and_not_while_it_sleeps_or_computes() {
     use std::process::{Command, Stdio};
-    let at_rest_within = |script: &str, wait: Duration| -> bool {
+    // (`Some(nr)`: looked at once blocked in call `nr`, however long the
+    // shell takes to get there on a loaded machine.)
+    let at_rest_within = |script: &str, wait: Duration, blocks_in: Option<i64>| -> bool {
         let mut child = Command::new("sh")
             .args(["-c", script])
             .stdin(Stdio::piped())
             .spawn()
             .unwrap();
         let probe = RestProbe::new(child.id() as i32, None, 0);
+        if let Some(nr) = blocks_in {
+            wait_until_blocked_in(child.id() as i32, nr);
+        }
         std::thread::sleep(wait);
         let rest = probe.at_rest(|| vec![child.id() as i32]);
         let _ = child.kill();
@@ -154,14 +205,17 @@ fn a_process_is_at_rest_in_read_and_not_while_it_sleeps_or_computes() {
     };
     let settle = Duration::from_millis(300);
     assert!(
-        at_rest_within("read x", settle),
+        at_rest_within("read x", settle, Some(libc::SYS_read)),
         "blocked reading its input"
     );
     assert!(
-        !at_rest_within("exec sleep 5", settle),
+        !at_rest_within("exec sleep 5", settle, None),
         "asleep: it wakes by itself"
     );
-    assert!(!at_rest_within("while :; do :; done", settle), "computing");
+    assert!(
+        !at_rest_within("while :; do :; done", settle, None),
+        "computing"
+    );
 }
 
 #[test]
