@@ -71,10 +71,22 @@ impl GameBench {
 /// Compiles the strategies and measures `games` games of each kind, in a
 /// thread of its own (it pins itself to one CPU; the caller stays free).
 pub fn game_bench(games: usize) -> Result<GameBench, CompileError> {
+    on_one_pinned_cpu(|| game_bench_here(games))
+}
+
+/// Runs `f` in a thread of its own pinned to the first CPU this process
+/// may use (the caller stays free).
+fn on_one_pinned_cpu<T: Send>(
+    f: impl FnOnce() -> Result<T, CompileError> + Send,
+) -> Result<T, CompileError> {
     std::thread::scope(|s| {
-        s.spawn(|| game_bench_here(games))
-            .join()
-            .expect("bench thread")
+        s.spawn(|| {
+            let cpu = *crate::sandbox::allowed_cpus().first().unwrap_or(&0);
+            pin_current_thread(cpu)?;
+            f()
+        })
+        .join()
+        .expect("bench thread")
     })
 }
 
@@ -115,27 +127,21 @@ fn median_game(
 /// the compiled code lies decides, as it does for each of the field's
 /// modules); the middle of several modules is the field's game alone.
 pub fn game_floor(sources: &[String], games: usize) -> Result<Duration, CompileError> {
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            let cpu = *crate::sandbox::allowed_cpus().first().unwrap_or(&0);
-            pin_current_thread(cpu)?;
-            let referee = Referee::new(RefereeConfig::default());
-            let mut medians = Vec::with_capacity(sources.len());
-            for source in sources {
-                let strategy = bench_strategy(source)?;
-                medians.push(median_game(games.max(1), 0, &|i| {
-                    referee
-                        .play([&strategy, &strategy], GameSeeds::public(i))
-                        .map_err(|e| e.to_string())
-                })?);
-            }
-            if medians.is_empty() {
-                return Err(CompileError::Runtime("a floor of no strategy".into()));
-            }
-            Ok(median(&mut medians))
-        })
-        .join()
-        .expect("bench thread")
+    on_one_pinned_cpu(|| {
+        let referee = Referee::new(RefereeConfig::default());
+        let mut medians = Vec::with_capacity(sources.len());
+        for source in sources {
+            let strategy = bench_strategy(source)?;
+            medians.push(median_game(games.max(1), 0, &|i| {
+                referee
+                    .play([&strategy, &strategy], GameSeeds::public(i))
+                    .map_err(|e| e.to_string())
+            })?);
+        }
+        if medians.is_empty() {
+            return Err(CompileError::Runtime("a floor of no strategy".into()));
+        }
+        Ok(median(&mut medians))
     })
 }
 
@@ -163,8 +169,6 @@ pub(super) fn family_source(family: &str) -> String {
 
 fn game_bench_here(games: usize) -> Result<GameBench, CompileError> {
     let games = games.max(1);
-    let cpu = *crate::sandbox::allowed_cpus().first().unwrap_or(&0);
-    pin_current_thread(cpu)?;
     let one_throw = RefereeConfig {
         params: crate::game::knobeln::Params {
             l: 1,
