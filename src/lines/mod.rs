@@ -75,7 +75,7 @@ pub use failure::{
     FROZEN_SLACK, SHOWN_LINE_CHARS, STDERR_KEEP,
 };
 pub use limits::{bot_limits, wall_backstop, LineLimits, MemoryCount};
-use state::{Allowance, Budget, Rest, Seat};
+use state::{Allowance, Budget, NextCpu, Rest, Seat};
 pub use state::{Match, MatchError, Stop};
 use wait::poll_one;
 pub use wait::FREEZE_HOLD_WAIT;
@@ -427,9 +427,15 @@ impl Match {
     /// The looks of [`Match::settle`], from `start`, until `bot` rests or
     /// fails.
     fn rests_within(&mut self, bot: usize, start: Instant) -> Rest {
-        // Its next reply's limits: the CPU (where no allowance by rounds
-        // decides) and the wall clock, the backstop of this wait too.
+        // Its next reply's limits: what it may use of the CPU, decided
+        // once (in a game budgeted by rounds, the allowance of one round
+        // more than its last: [`Match::allow_rounds`] gives it with the
+        // next question), and the wall clock, the backstop of this wait too.
         let (cpu_limit, wall_limit) = self.reply_limits(bot);
+        let next_cpu = match self.seats[bot].allowance {
+            Some(a) => NextCpu::Rounds(a.rounds + 1),
+            None => NextCpu::Reply(cpu_limit),
+        };
         let turn = self.seats[bot].answered_turn;
         // Its CPU time at the first counted look (read only once the eager
         // looks are over: an honest bot rests within microseconds).
@@ -463,14 +469,14 @@ impl Match {
             if counted_from.is_some() || (!at_rest && waited >= SETTLE_EAGER) {
                 let used = self.seats[bot].bot.cpu_time();
                 let base = *counted_from.get_or_insert(used);
-                if let Some(f) = self.busy_after_answer(bot, used, base, cpu_limit, turn) {
+                if let Some(f) = self.busy_after_answer(bot, used, base, next_cpu, turn) {
                     return Rest::Failed(f);
                 }
             }
             if at_rest || self.seats[bot].eof {
                 // Its next reply is counted from here (one budget from
                 // answer to answer); a game budgeted by rounds counts all.
-                if self.seats[bot].allowance.is_none() {
+                if let NextCpu::Reply(_) = next_cpu {
                     self.seats[bot].counted_from = counted_from;
                 }
                 return Rest::Rested;
@@ -513,16 +519,13 @@ impl Match {
 
     /// A failure, in `turn` (its last answer's), if `bot`, at `used` of
     /// CPU time and `base` when its wait to rest began to count, is over
-    /// what its next reply may use: the match's CPU time; in a game
-    /// budgeted by rounds its next round's allowance (one round more than
-    /// its last: [`Match::allow_rounds`] gives it with the next question);
-    /// else `reply_cpu`, its next reply's CPU limit.
+    /// the match's CPU time or over `next`, what its next reply may use.
     fn busy_after_answer(
         &self,
         bot: usize,
         used: Duration,
         base: Duration,
-        reply_cpu: Duration,
+        next: NextCpu,
         turn: u32,
     ) -> Option<BotFailure> {
         let l = &self.limits;
@@ -532,11 +535,11 @@ impl Match {
             };
             return Some(self.failure_in(bot, turn, kind, None));
         }
-        let kind = match self.seats[bot].allowance {
-            Some(a) => self.over_rounds(used, a.rounds + 1),
-            None => {
-                (used.saturating_sub(base) > reply_cpu).then_some(BotFailureKind::BusyAfterAnswer {
-                    limit_ms: reply_cpu.as_millis() as u64,
+        let kind = match next {
+            NextCpu::Rounds(rounds) => self.over_rounds(used, rounds),
+            NextCpu::Reply(limit) => {
+                (used.saturating_sub(base) > limit).then_some(BotFailureKind::BusyAfterAnswer {
+                    limit_ms: limit.as_millis() as u64,
                 })
             }
         }?;

@@ -95,6 +95,18 @@ pub(super) struct Allowance {
     pub(super) wall: Duration,
 }
 
+/// What a bot's next reply may use of the CPU, as the wait to rest after
+/// its answer judges the CPU it uses there.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum NextCpu {
+    /// Its next reply's own limit, counted from the wait's first counted
+    /// look (one budget from answer to answer).
+    Reply(Duration),
+    /// A game budgeted by rounds: its allowance after this many rounds, of
+    /// all the CPU it used.
+    Rounds(u64),
+}
+
 /// How [`Match::settle`]'s wait for a bot to rest ended.
 pub(super) enum Rest {
     Rested,
