@@ -127,14 +127,27 @@ fn median_game(
 /// the compiled code lies decides, as it does for each of the field's
 /// modules); the middle of several modules is the field's game alone.
 pub fn game_floor(sources: &[String], games: usize) -> Result<Duration, CompileError> {
+    let strategies = sources
+        .iter()
+        .map(|source| bench_strategy(source))
+        .collect::<Result<Vec<_>, _>>()?;
+    game_floor_of(&strategies, games)
+}
+
+/// [`game_floor`] of strategies compiled already: the same modules, so
+/// that the floor measured at two moments of one run differs by the
+/// moment alone, not by where each compile put its code.
+pub fn game_floor_of(
+    strategies: &[std::sync::Arc<Strategy>],
+    games: usize,
+) -> Result<Duration, CompileError> {
     on_one_pinned_cpu(|| {
         let referee = Referee::new(RefereeConfig::default());
-        let mut medians = Vec::with_capacity(sources.len());
-        for source in sources {
-            let strategy = bench_strategy(source)?;
+        let mut medians = Vec::with_capacity(strategies.len());
+        for strategy in strategies {
             medians.push(median_game(games.max(1), 0, &|i| {
                 referee
-                    .play([&strategy, &strategy], GameSeeds::public(i))
+                    .play([strategy, strategy], GameSeeds::public(i))
                     .map_err(|e| e.to_string())
             })?);
         }

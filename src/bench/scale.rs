@@ -6,10 +6,43 @@
 
 use std::time::{Duration, Instant};
 
-use super::game::game_floor;
+use super::game::{bench_strategy, game_floor_of};
 use super::measure::{cpu_time, ms, BenchError, CpuOf};
 use crate::referee::RefereeConfig;
 use crate::seed::SeedKey;
+
+/// One game alone on one CPU at two moments of a run of the scale
+/// benchmark, and what the machine's CPUs did meanwhile.
+#[derive(Debug, Clone, Copy)]
+pub struct GameAlone {
+    pub before_play: Duration,
+    pub after_play: Duration,
+    /// The machine's CPUs while each was measured (`/proc/stat`): where
+    /// the two moments differ with the rest of the machine idle, the
+    /// difference is the machine's (the hypervisor's, the other CPU's).
+    pub machine_before: super::measure::MachineCpu,
+    pub machine_after: super::measure::MachineCpu,
+}
+
+impl GameAlone {
+    /// The floor's game: the lesser of the two moments.
+    pub fn least(&self) -> Duration {
+        self.before_play.min(self.after_play)
+    }
+}
+
+/// One game alone on one CPU ([`game_floor_of`] `strategies`, 40 games
+/// each), and the machine's CPUs while it was measured.
+fn game_alone_now(
+    strategies: &[std::sync::Arc<crate::wasm::Strategy>],
+) -> Result<(Duration, super::measure::MachineCpu), BenchError> {
+    let machine_at_start = super::measure::MachineCpu::now();
+    let per_game = game_floor_of(strategies, 40)?;
+    Ok((
+        per_game,
+        super::measure::MachineCpu::now().since(machine_at_start),
+    ))
+}
 
 /// Which results site the scale benchmark keeps up to date while playing
 /// and writes at the end.
@@ -47,9 +80,16 @@ pub struct ScaleBench {
     pub compile: Duration,
     pub play: Duration,
     pub n_games: u64,
-    /// One game of two trivial modules alone on one CPU, measured in this
-    /// run, × games / CPUs.
+    /// One game alone on one CPU, measured in this run, × games / CPUs
+    /// (the lesser of [`ScaleBench::game_alone`]'s two moments).
     pub floor: Duration,
+    /// One game alone on one CPU (the median of nine of the field's
+    /// strategies' medians, [`game_floor_of`]), measured twice, the same
+    /// nine modules: just before play and just after the final results. Whatever else the machine
+    /// does meanwhile only adds to a game alone, so the floor is the
+    /// lesser; both are printed, since on a shared machine they differ by
+    /// as much as play is above its floor.
+    pub game_alone: GameAlone,
     /// The site's last write and the final results' mails, as the contest
     /// does them after its tournament.
     pub results_and_site: Duration,
@@ -237,6 +277,25 @@ impl ScaleBench {
             "  floor of play:    {:>9.1} s (one game alone x games / CPUs); ratio {:.2}x (goal: 1.2x)",
             self.floor.as_secs_f64(),
             self.play.as_secs_f64() / self.floor.as_secs_f64()
+        );
+        let alone = &self.game_alone;
+        let rest_of_machine = |m: &super::measure::MachineCpu| {
+            // The floor's thread is one of the CPUs; the rest is the machine's.
+            m.shares().map_or(String::new(), |s| {
+                format!(
+                    ", the rest of the machine {:.2}, stolen {:.2}",
+                    (s.busy - 1.0).max(0.0),
+                    s.stolen
+                )
+            })
+        };
+        println!(
+            "  one game alone:   {:>9.1} us before play{}; {:.1} us after the final results{} \
+             (the floor takes the lesser: what else runs only adds)",
+            alone.before_play.as_secs_f64() * 1e6,
+            rest_of_machine(&alone.machine_before),
+            alone.after_play.as_secs_f64() * 1e6,
+            rest_of_machine(&alone.machine_after),
         );
         if let Some(m) = self.machine.shares() {
             let process = (self.server_cpu + self.games_cpu).as_secs_f64()
@@ -739,6 +798,14 @@ pub fn scale_bench(
     let mails_before: i64 = store
         .conn()
         .query_row("SELECT COUNT(*) FROM outbox", [], |r| r.get(0))?;
+    // One game alone, the first of its two moments: with the field
+    // compiled and nothing else running. Nine of the field's strategies,
+    // each its own module, compiled once: the same modules at both
+    // moments.
+    let floor_strategies = (0..9)
+        .map(|i| bench_strategy(&scale_source(i)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (alone_before, machine_before) = game_alone_now(&floor_strategies)?;
     let t = Instant::now();
     let (thread_at_start, process_at_start) = (cpu_time(CpuOf::Thread), cpu_time(CpuOf::Process));
     let referee_at_start = crate::engine::pool::game_threads_cpu();
@@ -835,14 +902,20 @@ pub fn scale_bench(
         [tid],
         |r| r.get(0),
     )?;
-    // The floor: one game of two trivial modules alone on one CPU (the
-    // median of nine of the field's strategies' medians of 40 games
-    // against themselves, measured in this run) x games / CPUs.
+    // The floor: one game alone on one CPU (the median of nine of the
+    // field's strategies' medians of 40 games against themselves), its
+    // second moment, the lesser of the two, x games / CPUs.
     // Read before the floor's game (its engine and modules come on top),
     // with the observers' caches still held.
     let memory_at_end = memory_parts();
-    let floor_sources: Vec<String> = (0..9).map(scale_source).collect();
-    let per_game = game_floor(&floor_sources, 40)?;
+    let (alone_after, machine_after) = game_alone_now(&floor_strategies)?;
+    let game_alone = GameAlone {
+        before_play: alone_before,
+        after_play: alone_after,
+        machine_before,
+        machine_after,
+    };
+    let per_game = game_alone.least();
     let floor = per_game.mul_f64(n_games as f64 / jobs.max(1) as f64);
     let games_floor = per_game.mul_f64(n_games as f64);
     let (games_pages, mail_pages, other_pages) = pages_by_part(store.conn())?;
@@ -877,6 +950,7 @@ pub fn scale_bench(
         play,
         n_games,
         floor,
+        game_alone,
         results_and_site,
         results_and_site_cpu,
         final_site_cpu,
