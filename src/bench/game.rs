@@ -1,8 +1,8 @@
 //! The WebAssembly engine's games ([`game_bench`]): full games of three
 //! pairs of strategies, a game of one throw, and the engine's cost per
 //! throw, on one pinned CPU; the floor of a field's play
-//! ([`game_floor`]); and [`bench_strategy`], a strategy compiled
-//! for a benchmark.
+//! ([`game_floor`]); and [`bench_strategy`] ([`bench_strategies`]), a
+//! strategy compiled for a benchmark.
 //!
 //! Not here: the floor of a process per strategy (`benches/game.rs`
 //! measures it), and the pool (`tournament.rs`).
@@ -119,25 +119,17 @@ fn median_game(
 
 /// The floor the benchmarks of a field set their play against: one game
 /// of a strategy against itself alone on one pinned CPU, for each of
-/// `sources` (each compiled to a module of its own) the median of `games`
-/// games, and of those the median, in a thread of its own. One module's
-/// game is not every module's: the same trivial source took 0.249 to
-/// 0.319 ms a game in six processes, and one median of 50 games read
-/// after a field's play 228 to 406 us in four runs of one build (where
-/// the compiled code lies decides, as it does for each of the field's
-/// modules); the middle of several modules is the field's game alone.
-pub fn game_floor(sources: &[String], games: usize) -> Result<Duration, CompileError> {
-    let strategies = sources
-        .iter()
-        .map(|source| bench_strategy(source))
-        .collect::<Result<Vec<_>, _>>()?;
-    game_floor_of(&strategies, games)
-}
-
-/// [`game_floor`] of strategies compiled already: the same modules, so
-/// that the floor measured at two moments of one run differs by the
-/// moment alone, not by where each compile put its code.
-pub fn game_floor_of(
+/// `strategies` (each a module of its own: [`bench_strategies`]) the
+/// median of `games` games, and of those the median, in a thread of its
+/// own. One module's game is not every module's: the same trivial source
+/// took 0.249 to 0.319 ms a game in six processes, and one median of 50
+/// games read after a field's play 228 to 406 us in four runs of one
+/// build (where the compiled code lies decides, as it does for each of
+/// the field's modules); the middle of several modules is the field's
+/// game alone. The modules are compiled by the caller, so that the floor
+/// measured at two moments of one run is of the same modules and differs
+/// by the moment alone.
+pub fn game_floor(
     strategies: &[std::sync::Arc<Strategy>],
     games: usize,
 ) -> Result<Duration, CompileError> {
@@ -156,6 +148,14 @@ pub fn game_floor_of(
         }
         Ok(median(&mut medians))
     })
+}
+
+/// Each of `sources` compiled (local rules) into a module of its own.
+pub fn bench_strategies(sources: &[String]) -> Result<Vec<std::sync::Arc<Strategy>>, CompileError> {
+    sources
+        .iter()
+        .map(|source| bench_strategy(source))
+        .collect()
 }
 
 /// Compiles `source` (local rules) into a module ready to play.

@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::game::{bench_strategy, game_floor_of};
+use super::game::{bench_strategies, game_floor};
 use super::measure::{cpu_time, ms, BenchError, CpuOf};
 use crate::referee::RefereeConfig;
 use crate::seed::SeedKey;
@@ -31,13 +31,13 @@ impl GameAlone {
     }
 }
 
-/// One game alone on one CPU ([`game_floor_of`] `strategies`, 40 games
+/// One game alone on one CPU ([`game_floor`] `strategies`, 40 games
 /// each), and the machine's CPUs while it was measured.
 fn game_alone_now(
     strategies: &[std::sync::Arc<crate::wasm::Strategy>],
 ) -> Result<(Duration, super::measure::MachineCpu), BenchError> {
     let machine_at_start = super::measure::MachineCpu::now();
-    let per_game = game_floor_of(strategies, 40)?;
+    let per_game = game_floor(strategies, 40)?;
     Ok((
         per_game,
         super::measure::MachineCpu::now().since(machine_at_start),
@@ -84,11 +84,11 @@ pub struct ScaleBench {
     /// (the lesser of [`ScaleBench::game_alone`]'s two moments).
     pub floor: Duration,
     /// One game alone on one CPU (the median of nine of the field's
-    /// strategies' medians, [`game_floor_of`]), measured twice, the same
-    /// nine modules: just before play and just after the final results. Whatever else the machine
-    /// does meanwhile only adds to a game alone, so the floor is the
-    /// lesser; both are printed, since on a shared machine they differ by
-    /// as much as play is above its floor.
+    /// strategies' medians, [`game_floor`]), measured twice, the same
+    /// nine modules: just before play and just after the final results.
+    /// Whatever else the machine does meanwhile only adds to a game
+    /// alone, so the floor is the lesser; both are printed, since on a
+    /// shared machine they differ by as much as play is above its floor.
     pub game_alone: GameAlone,
     /// The site's last write and the final results' mails, as the contest
     /// does them after its tournament.
@@ -802,9 +802,7 @@ pub fn scale_bench(
     // compiled and nothing else running. Nine of the field's strategies,
     // each its own module, compiled once: the same modules at both
     // moments.
-    let floor_strategies = (0..9)
-        .map(|i| bench_strategy(&scale_source(i)))
-        .collect::<Result<Vec<_>, _>>()?;
+    let floor_strategies = bench_strategies(&(0..9).map(scale_source).collect::<Vec<_>>())?;
     let (alone_before, machine_before) = game_alone_now(&floor_strategies)?;
     let t = Instant::now();
     let (thread_at_start, process_at_start) = (cpu_time(CpuOf::Thread), cpu_time(CpuOf::Process));

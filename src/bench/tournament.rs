@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::game::{game_floor, trivial_variants, TRIVIAL_C};
+use super::game::{bench_strategies, game_floor, trivial_variants, TRIVIAL_C};
 use super::measure::{cpu_time, ms, CpuOf, CrossCpu};
 use crate::engine::run::TournamentConfig;
 use crate::engine::EngineError;
@@ -31,8 +31,13 @@ pub struct TournamentBench {
     pub jobs: usize,
     pub one_worker: GroupRun,
     pub all_workers: GroupRun,
-    /// One game alone on one CPU (median), the per-game floor.
+    /// One game alone on one CPU (median), the per-game floor: the lesser
+    /// of [`TournamentBench::game_alone`]'s two moments.
     pub game_floor: Duration,
+    /// One game alone (the median of nine trivial variants' medians, the
+    /// same nine modules) before the runs and after them: as with the
+    /// runs, other load only ever slows it, so the floor is the lesser.
+    pub game_alone: [Duration; 2],
 }
 
 /// One timed run of the group and where its CPU went.
@@ -82,11 +87,14 @@ impl TournamentBench {
             self.n_games
         );
         println!(
-            "floor: one game alone {:.3} ms x {} games / {} CPUs = {:.2} s",
+            "floor: one game alone {:.3} ms x {} games / {} CPUs = {:.2} s \
+             (one game alone {:.3} ms before the runs, {:.3} after: the lesser)",
             ms(self.game_floor),
             self.n_games,
             self.jobs,
-            floor_all
+            floor_all,
+            ms(self.game_alone[0]),
+            ms(self.game_alone[1]),
         );
         println!(
             "1 worker:  {:>7.3} s  {:>7.1} games/s  (best of {TOURNAMENT_RUNS})",
@@ -124,7 +132,8 @@ pub fn tournament_bench(
             "the trivial strategy does not compile".into(),
         ));
     };
-    let game_floor = game_floor(&trivial_variants(9), 15)?;
+    let floor_strategies = bench_strategies(&trivial_variants(9))?;
+    let alone_before = game_floor(&floor_strategies, 15)?;
     let dir = tempfile::tempdir()?;
     let mut best: [Option<GroupRun>; 2] = [None, None];
     let mut n_games = 0;
@@ -158,13 +167,15 @@ pub fn tournament_bench(
     let [Some(one_worker), Some(all_workers)] = best else {
         unreachable!("TOURNAMENT_RUNS is at least one")
     };
+    let alone_after = game_floor(&floor_strategies, 15)?;
     Ok(TournamentBench {
         n_teams,
         n_games,
         jobs,
         one_worker,
         all_workers,
-        game_floor,
+        game_floor: alone_before.min(alone_after),
+        game_alone: [alone_before, alone_after],
     })
 }
 
