@@ -295,6 +295,14 @@ pub fn contains_any(bytes: &[u8], secrets: &BTreeSet<Vec<u8>>) -> bool {
 
 /// The decoded texts of a mail: subject, every part's decoded content,
 /// nested messages' too. `None`: the mail could not be read as MIME.
+///
+/// A nested message is looked at both ways: walked as a message, and as
+/// the bytes it decodes to. A reader that takes the part for an
+/// attachment (the server's own parser, `mail::message`, where its type
+/// is folded into something else) sees those bytes whole, while walking
+/// them as a message can hide a line (fuzzing found a secret in base64
+/// under a folded `message/rfc822` type that the walk never showed, and
+/// the sealed mail's attachment did).
 fn decoded_texts(raw: &[u8]) -> Option<Vec<Vec<u8>>> {
     fn walk(m: &Message<'_>, depth: usize, out: &mut Vec<Vec<u8>>) {
         if let Some(s) = m.subject() {
@@ -302,8 +310,13 @@ fn decoded_texts(raw: &[u8]) -> Option<Vec<Vec<u8>>> {
         }
         for part in &m.parts {
             match &part.body {
-                PartType::Message(inner) if depth < MAX_DEPTH => walk(inner, depth + 1, out),
                 PartType::Multipart(_) => {}
+                PartType::Message(inner) => {
+                    out.push(part.contents().to_vec());
+                    if depth < MAX_DEPTH {
+                        walk(inner, depth + 1, out);
+                    }
+                }
                 _ => out.push(part.contents().to_vec()),
             }
         }
@@ -502,6 +515,30 @@ mod tests {
         assert!(text.contains("Subject: please compile\r\n"), "{text}");
         assert!(text.contains(BODY_DROPPED), "{text}");
         assert!(!text.contains(&b64));
+    }
+
+    /// Fuzzing (`from_line`): a secret in a base64 part typed
+    /// `message/rfc822` with a folded continuation was hidden from the
+    /// walk of the nested message, and the sealed mail's attachment, as
+    /// the server's parser reads it, showed it.
+    #[test]
+    fn a_secret_in_a_nested_message_read_as_an_attachment_drops_the_body() {
+        let auth = "k3mnpqrstuvwxyz23456789_ab";
+        let raw = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fuzz/corpus/from_line/crash-sealed-nested-message-hides-a-secret"
+        ))
+        .unwrap();
+        let s = seal(&raw, &[], Look::Inbound, usize::MAX);
+        assert!(s.body_dropped);
+        let limits = crate::mail::message::Limits::default();
+        if let Ok(m) = crate::mail::message::parse(&s.raw, "loop", &limits) {
+            for a in &m.attachments {
+                let shown = String::from_utf8_lossy(&a.bytes).to_ascii_lowercase();
+                assert!(!shown.contains(auth), "{shown}");
+            }
+        }
+        assert!(!String::from_utf8_lossy(&s.raw).contains(auth));
     }
 
     #[test]
