@@ -9,7 +9,11 @@
 //! committed: every occurrence of a secret is overwritten in place by `*`
 //! of the same length, in any letter case, so the mail keeps its shape and
 //! its headers; when a secret survives in a decoded part (base64, quoted-
-//! printable, a nested message) the body is dropped and the headers kept.
+//! printable, a nested message) or in what the server's own parser reads
+//! of the mail (its body text, its attachments), the body is dropped and
+//! the headers kept. The mail is judged as every reader of it sees it:
+//! `mail-parser`'s walk of its parts and `mail::message::parse`, through
+//! which every command reads it.
 //!
 //! What counts as a secret in a mail: every word that stands where an
 //! authentification string goes (the second word after `<<FROM>>`, the
@@ -17,8 +21,9 @@
 //! a string away (but not one under [`MIN_WORD_LEN`] characters); and every
 //! word with an auth string's shape (26 letters of its alphabet, any case)
 //! that matches a stored salted hash. The work is linear in the mail: at
-//! most [`MAX_WORDS`] distinct words are looked at, and a mail with more,
-//! or one too large to be read, loses its body.
+//! most [`MAX_WORDS`] distinct words are looked at, at most
+//! [`MAX_SCAN_FACTOR`] times the mail's bytes of decoded text, and a mail
+//! that would need more, or one too large to be read, loses its body.
 //!
 //! This module is pure: the stored hashes come in as data, the sealed mail
 //! goes out as data. It does not decide when to seal (see
@@ -32,6 +37,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use mail_parser::{Message, MessageParser, PartType};
 
 use crate::auth;
+use crate::mail::message::{self, Limits};
 
 /// The byte a secret is overwritten with.
 pub const MASK: u8 = b'*';
@@ -293,42 +299,132 @@ pub fn contains_any(bytes: &[u8], secrets: &BTreeSet<Vec<u8>>) -> bool {
     !secrets.is_empty() && matcher(secrets, MatchKind::Standard).is_match(bytes)
 }
 
-/// The decoded texts of a mail: subject, every part's decoded content,
-/// nested messages' too. `None`: the mail could not be read as MIME.
+/// Most bytes the sealing looks at in a mail's decoded texts, as a multiple
+/// of the mail's own bytes. Each level of nesting shows a nested message's
+/// bytes again (walked, and as the bytes it decodes to), a charset's
+/// conversion to UTF-8 can double a text, and the server's own reading
+/// shows the body and the attachments once more: an ordinary mail needs
+/// two times its bytes (a text in a one-byte charset up to four), a
+/// forward three, a forward of a forward four. A mail that
+/// would need more (messages nested [`MAX_DEPTH`] deep need about ten)
+/// keeps only its headers.
+pub const MAX_SCAN_FACTOR: usize = 8;
+
+/// What a mail decodes to, for the sealing to look at.
+#[derive(Debug)]
+enum Decoded {
+    /// The subject, every part's decoded content, nested messages' too,
+    /// and what the server's own parser reads of it.
+    Texts(Vec<Vec<u8>>),
+    /// `mail-parser` could not read it as MIME: its raw bytes are all any
+    /// reader sees.
+    NotMime,
+    /// Its decoded texts would be more than [`MAX_SCAN_FACTOR`] times its
+    /// bytes.
+    TooMuch,
+}
+
+impl Decoded {
+    /// Whether any secret shows in what the mail decodes to; a mail too
+    /// large to look at counts as showing one.
+    fn shows_any(&self, secrets: &BTreeSet<Vec<u8>>) -> bool {
+        match self {
+            Decoded::Texts(texts) => texts.iter().any(|t| contains_any(t, secrets)),
+            Decoded::NotMime => false,
+            Decoded::TooMuch => true,
+        }
+    }
+}
+
+/// The decoded texts gathered, within a budget of bytes.
+struct Gathered {
+    texts: Vec<Vec<u8>>,
+    left: usize,
+    too_much: bool,
+}
+
+impl Gathered {
+    fn push(&mut self, bytes: &[u8]) {
+        if self.too_much || bytes.is_empty() {
+            return;
+        }
+        match self.left.checked_sub(bytes.len()) {
+            Some(left) => {
+                self.left = left;
+                self.texts.push(bytes.to_vec());
+            }
+            None => self.too_much = true,
+        }
+    }
+}
+
+/// The decoded texts of a mail, as each reader of it sees them: the
+/// subject and every part's decoded content as `mail-parser` walks it,
+/// nested messages' too ([`MAX_DEPTH`] levels), and what the server's own
+/// parser (`mail::message::parse`, which every command reads a mail
+/// through) returns: its subject, its body text and each attachment's
+/// bytes. The thing checked is the thing read: the server's parser joins
+/// a mail's text parts, unfolds `format=flowed` lines and reads no-break
+/// spaces as blanks, so its body can show a string that no part shows
+/// whole (a string split over two flowed lines); and it takes a nested
+/// message whose type is folded for an attachment, whose bytes the walk
+/// of it as a message can hide (fuzzing found a secret in base64 under a
+/// folded `message/rfc822` type that the walk never showed, and the
+/// sealed mail's attachment did). A nested message is therefore also
+/// looked at as the bytes it decodes to.
 ///
-/// A nested message is looked at both ways: walked as a message, and as
-/// the bytes it decodes to. A reader that takes the part for an
-/// attachment (the server's own parser, `mail::message`, where its type
-/// is folded into something else) sees those bytes whole, while walking
-/// them as a message can hide a line (fuzzing found a secret in base64
-/// under a folded `message/rfc822` type that the walk never showed, and
-/// the sealed mail's attachment did).
-fn decoded_texts(raw: &[u8]) -> Option<Vec<Vec<u8>>> {
-    fn walk(m: &Message<'_>, depth: usize, out: &mut Vec<Vec<u8>>) {
+/// At most [`MAX_SCAN_FACTOR`] times the mail's bytes are gathered.
+fn decoded_texts(raw: &[u8]) -> Decoded {
+    fn walk(m: &Message<'_>, depth: usize, out: &mut Gathered) {
         if let Some(s) = m.subject() {
-            out.push(s.as_bytes().to_vec());
+            out.push(s.as_bytes());
         }
         for part in &m.parts {
             match &part.body {
                 PartType::Multipart(_) => {}
                 PartType::Message(inner) => {
-                    out.push(part.contents().to_vec());
+                    out.push(part.contents());
                     if depth < MAX_DEPTH {
                         walk(inner, depth + 1, out);
                     }
                 }
-                _ => out.push(part.contents().to_vec()),
+                _ => out.push(part.contents()),
             }
         }
     }
-    std::panic::catch_unwind(|| {
+    let mut out = Gathered {
+        texts: Vec::new(),
+        left: raw.len().saturating_mul(MAX_SCAN_FACTOR),
+        too_much: false,
+    };
+    let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let m = MessageParser::default().parse(raw)?;
-        let mut out = Vec::new();
         walk(&m, 0, &mut out);
-        Some(out)
-    })
-    .ok()
-    .flatten()
+        Some(())
+    }));
+    if !matches!(walked, Ok(Some(()))) {
+        return Decoded::NotMime;
+    }
+    // The server's parser: the caller has already held the mail to its
+    // size; every attachment is looked at, whatever its size.
+    let limits = Limits {
+        max_mail_bytes: usize::MAX,
+        max_attachment_bytes: usize::MAX,
+    };
+    if let Ok(m) = message::parse(raw, "", &limits) {
+        out.push(m.subject.as_bytes());
+        if let Some(text) = m.body.text() {
+            out.push(text.as_bytes());
+        }
+        for a in &m.attachments {
+            out.push(&a.bytes);
+        }
+    }
+    if out.too_much {
+        Decoded::TooMuch
+    } else {
+        Decoded::Texts(out.texts)
+    }
 }
 
 /// The header part of a raw mail, without the blank line that ends it.
@@ -349,8 +445,7 @@ fn drop_body(raw: &[u8], secrets: &BTreeSet<Vec<u8>>) -> Vec<u8> {
     if !out.is_empty() && !out.ends_with(b"\n") {
         out.extend_from_slice(b"\r\n");
     }
-    let subject_leaks = decoded_texts(&[out.as_slice(), b"\r\n"].concat())
-        .is_some_and(|texts| texts.iter().any(|t| contains_any(t, secrets)));
+    let subject_leaks = decoded_texts(&[out.as_slice(), b"\r\n"].concat()).shows_any(secrets);
     if subject_leaks || MARKERS.is_match(&out) {
         out.clear();
     }
@@ -378,12 +473,20 @@ pub fn seal_with<L: SecretLookup>(
     mut known: L,
 ) -> Result<Sealed, L::Error> {
     let readable = raw.len() <= max_bytes;
-    let decoded = if readable { decoded_texts(raw) } else { None };
+    let decoded = if readable {
+        decoded_texts(raw)
+    } else {
+        Decoded::NotMime
+    };
+    let texts_of_decoded: &[Vec<u8>] = match &decoded {
+        Decoded::Texts(texts) => texts,
+        Decoded::NotMime | Decoded::TooMuch => &[],
+    };
     let mut secrets = BTreeSet::new();
     let mut shaped = BTreeSet::new();
-    let mut within_bounds = true;
+    let mut within_bounds = !matches!(decoded, Decoded::TooMuch);
     let texts: Vec<&[u8]> = std::iter::once(raw)
-        .chain(decoded.iter().flatten().map(|t| t.as_slice()))
+        .chain(texts_of_decoded.iter().map(|t| t.as_slice()))
         .collect();
     for text in &texts {
         if look == Look::Inbound {
@@ -406,10 +509,7 @@ pub fn seal_with<L: SecretLookup>(
     }
     let mut kept = raw.to_vec();
     let masked = mask(&mut kept, &secrets);
-    let leaks = !within_bounds
-        || !readable
-        || decoded_texts(&kept)
-            .is_some_and(|texts| texts.iter().any(|t| contains_any(t, &secrets)));
+    let leaks = !within_bounds || !readable || decoded_texts(&kept).shows_any(&secrets);
     if leaks {
         return Ok(Sealed {
             raw: drop_body(&kept, &secrets),
@@ -539,6 +639,113 @@ mod tests {
             }
         }
         assert!(!String::from_utf8_lossy(&s.raw).contains(auth));
+    }
+
+    /// What the server's parser reads of a sealed mail: subject, body,
+    /// each attachment's bytes, lower-cased.
+    fn as_the_server_reads(raw: &[u8]) -> Vec<String> {
+        let limits = Limits::default();
+        let Ok(m) = message::parse(raw, "loop", &limits) else {
+            return Vec::new();
+        };
+        let mut out = vec![m.subject.to_ascii_lowercase()];
+        out.extend(m.body.text().map(str::to_ascii_lowercase));
+        out.extend(
+            m.attachments
+                .iter()
+                .map(|a| String::from_utf8_lossy(&a.bytes).to_ascii_lowercase()),
+        );
+        out
+    }
+
+    /// The server's parser joins what no part shows whole: a string split
+    /// over two lines of a `format=flowed; delsp=yes` text (neither half
+    /// a credential word of [`MIN_WORD_LEN`] nor of an auth string's
+    /// shape), and a near miss after `<<FROM>>` and a team's name written
+    /// with no-break spaces (read as blanks). Before the sealing looked at
+    /// the server's reading, both were kept whole: the first in a body the
+    /// server reads as the team's string.
+    #[test]
+    fn a_string_only_the_servers_parser_reads_whole_is_sealed() {
+        let auth = auth::new_auth_string();
+        let (head, tail) = auth.split_at(10);
+        let flowed = format!(
+            "From: a@b.example\r\nSubject: status\r\nMIME-Version: 1.0\r\n\
+             Content-Type: text/plain; charset=utf-8; format=flowed; delsp=yes\r\n\r\n\
+             <<FROM>> team {head} \r\n{tail}\r\n"
+        );
+        let near_miss = "a_near_miss_of_a_string";
+        let no_break = format!(
+            "From: a@b.example\r\nSubject: status\r\nMIME-Version: 1.0\r\n\
+             Content-Type: text/plain; charset=utf-8\r\n\r\n\
+             <<FROM>>\u{a0}team\u{a0}{near_miss}\r\n"
+        );
+        let server_reads = |raw: &str, word: &str| {
+            as_the_server_reads(raw.as_bytes())
+                .iter()
+                .any(|t| t.contains(&format!("<<from>> team {word}")))
+        };
+        assert!(server_reads(&flowed, &auth));
+        assert!(server_reads(&no_break, near_miss));
+        for (raw, word, known) in [
+            (&flowed, auth.as_str(), known(&auth)),
+            (&no_break, near_miss, vec![]),
+        ] {
+            let s = seal(raw.as_bytes(), &known, Look::Inbound, usize::MAX);
+            assert!(s.changed(), "{raw}");
+            for shown in as_the_server_reads(&s.raw) {
+                assert!(!shown.contains(word), "{shown}");
+            }
+            assert!(!String::from_utf8_lossy(&s.raw).contains(word));
+        }
+    }
+
+    /// `inner` as a `message/rfc822` attachment of a new mail.
+    fn forwarded(inner: &str) -> String {
+        format!(
+            "From: a@b.example\r\nSubject: fwd\r\nMIME-Version: 1.0\r\n\
+             Content-Type: multipart/mixed; boundary=\"b\"\r\n\r\n\
+             --b\r\nContent-Type: text/plain\r\n\r\nsee below\r\n\
+             --b\r\nContent-Type: message/rfc822\r\n\r\n{inner}\r\n--b--\r\n"
+        )
+    }
+
+    /// Each level of nesting shows a message's bytes again: a mail of the
+    /// server's size limit with messages nested [`MAX_DEPTH`] deep would
+    /// have about ten times its bytes looked at; the sealing looks at no
+    /// more than [`MAX_SCAN_FACTOR`] times, and such a mail keeps only its
+    /// headers. A forwarded forward is looked at whole, and kept.
+    #[test]
+    fn a_mail_nested_too_deep_to_look_at_keeps_only_its_headers() {
+        let text = "int main(void) { return 0; }\r\n".repeat(16_000);
+        let mut mail = format!("From: c@d.example\r\nSubject: inner\r\n\r\n{text}");
+        for depth in 1..=MAX_DEPTH + 2 {
+            mail = forwarded(&mail);
+            let Decoded::Texts(texts) = decoded_texts(mail.as_bytes()) else {
+                assert!(depth > 2, "a forward {depth} deep was too much");
+                assert!(mail.len() < Limits::default().max_mail_bytes);
+                let s = seal(mail.as_bytes(), &[], Look::Inbound, usize::MAX);
+                assert!(s.body_dropped);
+                let kept = String::from_utf8(s.raw).unwrap();
+                assert!(kept.ends_with(&format!("{BODY_DROPPED}\r\n\r\n")), "{kept}");
+                assert!(!kept.contains("int main"), "{kept}");
+                return;
+            };
+            let looked_at: usize = texts.iter().map(Vec::len).sum();
+            eprintln!(
+                "{depth} deep: {:.1} times its bytes",
+                looked_at as f64 / mail.len() as f64
+            );
+            assert!(looked_at <= mail.len() * MAX_SCAN_FACTOR);
+            if depth <= 2 {
+                let s = seal(mail.as_bytes(), &[], Look::Inbound, usize::MAX);
+                assert!(!s.changed());
+            }
+        }
+        panic!(
+            "messages nested {} deep were looked at whole",
+            MAX_DEPTH + 2
+        );
     }
 
     #[test]
