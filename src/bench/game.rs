@@ -1,7 +1,8 @@
 //! The WebAssembly engine's games ([`game_bench`]): full games of three
 //! pairs of strategies, a game of one throw, and the engine's cost per
 //! throw, on one pinned CPU; the floor of a field's play
-//! ([`game_floor`]); and [`bench_strategy`] ([`bench_strategies`]), a
+//! ([`game_floor`]), measured at two moments of a run ([`GameAlone`]);
+//! and [`bench_strategy`] ([`bench_strategies`]), a
 //! strategy compiled for a benchmark.
 //!
 //! Not here: the floor of a process per strategy (`benches/game.rs`
@@ -9,7 +10,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::measure::{median, ms};
+use super::measure::{median, ms, MachineCpu};
 use crate::referee::{GameSeeds, Referee, RefereeConfig};
 use crate::sandbox::pin_current_thread;
 use crate::toolchain::compile::{compile, CompileConfig, CompileError, Outcome};
@@ -148,6 +149,72 @@ pub fn game_floor(
         }
         Ok(median(&mut medians))
     })
+}
+
+/// One game alone on one CPU ([`game_floor`]) at one moment of a run, and
+/// what the machine's CPUs did while it was measured.
+#[derive(Debug, Clone, Copy)]
+pub struct AloneAt {
+    pub per_game: Duration,
+    /// `/proc/stat` over the measurement: where two moments differ with
+    /// the rest of the machine idle, the difference is the machine's (the
+    /// hypervisor's, the other CPU's).
+    pub machine: MachineCpu,
+}
+
+impl AloneAt {
+    /// [`game_floor`] of `strategies` (`games` each), now.
+    pub fn now(
+        strategies: &[std::sync::Arc<Strategy>],
+        games: usize,
+    ) -> Result<AloneAt, CompileError> {
+        let machine_at_start = MachineCpu::now();
+        let per_game = game_floor(strategies, games)?;
+        Ok(AloneAt {
+            per_game,
+            machine: MachineCpu::now().since(machine_at_start),
+        })
+    }
+
+    /// `"284.1 us before play, the rest of the machine 0.02, stolen 0.00"`.
+    fn describe(&self, when: &str) -> String {
+        // The floor's thread is one of the CPUs; the rest is the machine's.
+        let rest = self.machine.shares().map_or(String::new(), |s| {
+            format!(
+                ", the rest of the machine {:.2}, stolen {:.2}",
+                (s.busy - 1.0).max(0.0),
+                s.stolen
+            )
+        });
+        format!("{:.1} us {when}{rest}", self.per_game.as_secs_f64() * 1e6)
+    }
+}
+
+/// One game alone measured at two moments of a benchmark's run, the same
+/// modules at both (a field's benchmark: before its play and after it).
+/// Whatever else the machine does meanwhile only adds to a game alone, so
+/// the floor is the lesser; both are printed, since on a shared machine
+/// they differ by as much as play is above its floor.
+#[derive(Debug, Clone, Copy)]
+pub struct GameAlone {
+    pub before: AloneAt,
+    pub after: AloneAt,
+}
+
+impl GameAlone {
+    /// The floor's game: the lesser of the two moments.
+    pub fn least(&self) -> Duration {
+        self.before.per_game.min(self.after.per_game)
+    }
+
+    /// Both moments, each named (`before`, `after`), for a report's line.
+    pub fn describe(&self, before: &str, after: &str) -> String {
+        format!(
+            "{}; {} (the floor takes the lesser: what else runs only adds)",
+            self.before.describe(before),
+            self.after.describe(after)
+        )
+    }
 }
 
 /// Each of `sources` compiled (local rules) into a module of its own.

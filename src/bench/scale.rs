@@ -6,43 +6,10 @@
 
 use std::time::{Duration, Instant};
 
-use super::game::{bench_strategies, game_floor};
+use super::game::{bench_strategies, AloneAt, GameAlone};
 use super::measure::{cpu_time, ms, BenchError, CpuOf};
 use crate::referee::RefereeConfig;
 use crate::seed::SeedKey;
-
-/// One game alone on one CPU at two moments of a run of the scale
-/// benchmark, and what the machine's CPUs did meanwhile.
-#[derive(Debug, Clone, Copy)]
-pub struct GameAlone {
-    pub before_play: Duration,
-    pub after_play: Duration,
-    /// The machine's CPUs while each was measured (`/proc/stat`): where
-    /// the two moments differ with the rest of the machine idle, the
-    /// difference is the machine's (the hypervisor's, the other CPU's).
-    pub machine_before: super::measure::MachineCpu,
-    pub machine_after: super::measure::MachineCpu,
-}
-
-impl GameAlone {
-    /// The floor's game: the lesser of the two moments.
-    pub fn least(&self) -> Duration {
-        self.before_play.min(self.after_play)
-    }
-}
-
-/// One game alone on one CPU ([`game_floor`] `strategies`, 40 games
-/// each), and the machine's CPUs while it was measured.
-fn game_alone_now(
-    strategies: &[std::sync::Arc<crate::wasm::Strategy>],
-) -> Result<(Duration, super::measure::MachineCpu), BenchError> {
-    let machine_at_start = super::measure::MachineCpu::now();
-    let per_game = game_floor(strategies, 40)?;
-    Ok((
-        per_game,
-        super::measure::MachineCpu::now().since(machine_at_start),
-    ))
-}
 
 /// Which results site the scale benchmark keeps up to date while playing
 /// and writes at the end.
@@ -84,11 +51,9 @@ pub struct ScaleBench {
     /// (the lesser of [`ScaleBench::game_alone`]'s two moments).
     pub floor: Duration,
     /// One game alone on one CPU (the median of nine of the field's
-    /// strategies' medians, [`game_floor`]), measured twice, the same
-    /// nine modules: just before play and just after the final results.
-    /// Whatever else the machine does meanwhile only adds to a game
-    /// alone, so the floor is the lesser; both are printed, since on a
-    /// shared machine they differ by as much as play is above its floor.
+    /// strategies' medians, [`super::game::game_floor`]), measured twice,
+    /// the same nine modules: just before play and just after the final
+    /// results.
     pub game_alone: GameAlone,
     /// The site's last write and the final results' mails, as the contest
     /// does them after its tournament.
@@ -278,24 +243,10 @@ impl ScaleBench {
             self.floor.as_secs_f64(),
             self.play.as_secs_f64() / self.floor.as_secs_f64()
         );
-        let alone = &self.game_alone;
-        let rest_of_machine = |m: &super::measure::MachineCpu| {
-            // The floor's thread is one of the CPUs; the rest is the machine's.
-            m.shares().map_or(String::new(), |s| {
-                format!(
-                    ", the rest of the machine {:.2}, stolen {:.2}",
-                    (s.busy - 1.0).max(0.0),
-                    s.stolen
-                )
-            })
-        };
         println!(
-            "  one game alone:   {:>9.1} us before play{}; {:.1} us after the final results{} \
-             (the floor takes the lesser: what else runs only adds)",
-            alone.before_play.as_secs_f64() * 1e6,
-            rest_of_machine(&alone.machine_before),
-            alone.after_play.as_secs_f64() * 1e6,
-            rest_of_machine(&alone.machine_after),
+            "  one game alone:   {}",
+            self.game_alone
+                .describe("before play", "after the final results")
         );
         if let Some(m) = self.machine.shares() {
             let process = (self.server_cpu + self.games_cpu).as_secs_f64()
@@ -803,7 +754,7 @@ pub fn scale_bench(
     // each its own module, compiled once: the same modules at both
     // moments.
     let floor_strategies = bench_strategies(&(0..9).map(scale_source).collect::<Vec<_>>())?;
-    let (alone_before, machine_before) = game_alone_now(&floor_strategies)?;
+    let alone_before = AloneAt::now(&floor_strategies, 40)?;
     let t = Instant::now();
     let (thread_at_start, process_at_start) = (cpu_time(CpuOf::Thread), cpu_time(CpuOf::Process));
     let referee_at_start = crate::engine::pool::game_threads_cpu();
@@ -906,12 +857,9 @@ pub fn scale_bench(
     // Read before the floor's game (its engine and modules come on top),
     // with the observers' caches still held.
     let memory_at_end = memory_parts();
-    let (alone_after, machine_after) = game_alone_now(&floor_strategies)?;
     let game_alone = GameAlone {
-        before_play: alone_before,
-        after_play: alone_after,
-        machine_before,
-        machine_after,
+        before: alone_before,
+        after: AloneAt::now(&floor_strategies, 40)?,
     };
     let per_game = game_alone.least();
     let floor = per_game.mul_f64(n_games as f64 / jobs.max(1) as f64);

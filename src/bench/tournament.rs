@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::game::{bench_strategies, game_floor, trivial_variants, TRIVIAL_C};
+use super::game::{bench_strategies, trivial_variants, AloneAt, GameAlone, TRIVIAL_C};
 use super::measure::{cpu_time, ms, CpuOf, CrossCpu};
 use crate::engine::run::TournamentConfig;
 use crate::engine::EngineError;
@@ -31,13 +31,11 @@ pub struct TournamentBench {
     pub jobs: usize,
     pub one_worker: GroupRun,
     pub all_workers: GroupRun,
-    /// One game alone on one CPU (median), the per-game floor: the lesser
-    /// of [`TournamentBench::game_alone`]'s two moments.
-    pub game_floor: Duration,
     /// One game alone (the median of nine trivial variants' medians, the
     /// same nine modules) before the runs and after them: as with the
-    /// runs, other load only ever slows it, so the floor is the lesser.
-    pub game_alone: [Duration; 2],
+    /// runs, other load only ever slows it, so the floor is the lesser
+    /// ([`TournamentBench::game_floor`]).
+    pub game_alone: GameAlone,
 }
 
 /// One timed run of the group and where its CPU went.
@@ -72,10 +70,16 @@ impl GroupRun {
 }
 
 impl TournamentBench {
+    /// One game alone on one CPU, the per-game floor: the lesser of
+    /// [`TournamentBench::game_alone`]'s two moments.
+    pub fn game_floor(&self) -> Duration {
+        self.game_alone.least()
+    }
+
     pub fn print(&self) {
         let per_sec = |d: Duration| self.n_games as f64 / d.as_secs_f64();
         let (one, all) = (self.one_worker.wall, self.all_workers.wall);
-        let floor_all = self.game_floor.as_secs_f64() * self.n_games as f64 / self.jobs as f64;
+        let floor_all = self.game_floor().as_secs_f64() * self.n_games as f64 / self.jobs as f64;
         println!(
             "{} of {} trivial strategies: {} games",
             if self.n_teams * (self.n_teams + 1) / 2 == self.n_games {
@@ -87,14 +91,15 @@ impl TournamentBench {
             self.n_games
         );
         println!(
-            "floor: one game alone {:.3} ms x {} games / {} CPUs = {:.2} s \
-             (one game alone {:.3} ms before the runs, {:.3} after: the lesser)",
-            ms(self.game_floor),
+            "floor: one game alone {:.3} ms x {} games / {} CPUs = {:.2} s",
+            ms(self.game_floor()),
             self.n_games,
             self.jobs,
             floor_all,
-            ms(self.game_alone[0]),
-            ms(self.game_alone[1]),
+        );
+        println!(
+            "one game alone: {}",
+            self.game_alone.describe("before the runs", "after them")
         );
         println!(
             "1 worker:  {:>7.3} s  {:>7.1} games/s  (best of {TOURNAMENT_RUNS})",
@@ -133,7 +138,7 @@ pub fn tournament_bench(
         ));
     };
     let floor_strategies = bench_strategies(&trivial_variants(9))?;
-    let alone_before = game_floor(&floor_strategies, 15)?;
+    let alone_before = AloneAt::now(&floor_strategies, 15)?;
     let dir = tempfile::tempdir()?;
     let mut best: [Option<GroupRun>; 2] = [None, None];
     let mut n_games = 0;
@@ -167,15 +172,17 @@ pub fn tournament_bench(
     let [Some(one_worker), Some(all_workers)] = best else {
         unreachable!("TOURNAMENT_RUNS is at least one")
     };
-    let alone_after = game_floor(&floor_strategies, 15)?;
+    let game_alone = GameAlone {
+        before: alone_before,
+        after: AloneAt::now(&floor_strategies, 15)?,
+    };
     Ok(TournamentBench {
         n_teams,
         n_games,
         jobs,
         one_worker,
         all_workers,
-        game_floor: alone_before.min(alone_after),
-        game_alone: [alone_before, alone_after],
+        game_alone,
     })
 }
 
