@@ -310,7 +310,7 @@ fn is_splice_blank(c: u8) -> bool {
 }
 
 /// Length of the line splice starting at `p`, 0 if there is none.
-fn splice_len(b: &[u8], p: usize) -> usize {
+pub(crate) fn splice_len(b: &[u8], p: usize) -> usize {
     if b.get(p) != Some(&b'\\') {
         return 0;
     }

@@ -6,8 +6,6 @@
 //! Not here: what the mail asks for (`commands`) and the C source of a
 //! "please compile" mail (`source.rs`).
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
 use mail_parser::{Message, MessageParser, MessagePart, MimeHeaders, PartType};
 
 use super::automatic::automatic;
@@ -42,10 +40,36 @@ pub fn parse(raw: &[u8], our_loop_id: &str, limits: &Limits) -> Result<Inbound, 
     }
     // mail-parser promises not to panic; this makes it our promise too,
     // whatever its debug assertions think of a hostile mail.
-    catch_unwind(AssertUnwindSafe(|| {
-        parse_unchecked(raw, our_loop_id, limits)
-    }))
-    .unwrap_or(Err(Unreadable::NotAMail))
+    on_a_deep_stack(|| parse_unchecked(raw, our_loop_id, limits))
+        .unwrap_or(Err(Unreadable::NotAMail))
+}
+
+/// The stack a whole mail is parsed on: 256 MiB, reserved, touched only as
+/// deep as the mail goes.
+const DEEP_STACK: usize = 256 << 20;
+
+/// Runs `f`, a parse of a whole mail (and the freeing of what it built), on
+/// a thread of its own with a stack of [`DEEP_STACK`] bytes; `Err` if `f`
+/// panicked. `mail-parser` reads messages nested inline to any depth and
+/// frees them by recursion: 16,000 levels (464 kB, within the size cap)
+/// overflowed a 2 MiB stack and ended the process, past any
+/// `catch_unwind`. A level takes at least 29 bytes of mail and about
+/// 14 KiB of stack (measured in a debug build), so a mail within the size
+/// cap ([`Limits`], 512 kB: about 18,000 levels) fits whatever thread
+/// the server reads it on.
+///
+/// # Panics
+/// Where the kernel refuses a thread (the processes' limit): the parse
+/// cannot run without one.
+pub fn on_a_deep_stack<T: Send>(f: impl FnOnce() -> T + Send) -> std::thread::Result<T> {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("mail-parse".into())
+            .stack_size(DEEP_STACK)
+            .spawn_scoped(s, f)
+            .expect("a thread to parse a mail on")
+            .join()
+    })
 }
 
 fn parse_unchecked(raw: &[u8], our_loop_id: &str, limits: &Limits) -> Result<Inbound, Unreadable> {

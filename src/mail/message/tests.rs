@@ -384,3 +384,37 @@ fn never_panics_on_random_or_truncated_input() {
         }
     }
 }
+
+/// `mail-parser` reads messages nested inline to any depth and frees them
+/// by recursion: 16,000 levels (464 kB, within the size cap) overflowed a
+/// 2 MiB stack and ended the process, past any `catch_unwind`. Read here
+/// on a thread with a 2 MiB stack, as the server's own threads have: the
+/// parse runs on a deep stack of its own ([`on_a_deep_stack`]), and so
+/// does the sealing's.
+#[test]
+fn a_mail_nested_inline_to_the_size_cap_is_read_without_overflowing_a_stack() {
+    let level = "Content-Type: message/rfc822\n\n";
+    let levels = 17_000;
+    let raw = format!(
+        "From: a@b.example\nSubject: deep\n{}From: c@d.example\nSubject: inner\n\nhello\n",
+        level.repeat(levels)
+    );
+    let limits = Limits::default();
+    assert!(raw.len() <= limits.max_mail_bytes, "{}", raw.len());
+    let read = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let parsed = parse(raw.as_bytes(), "loop", &limits).map(|m| m.subject);
+            let sealed = crate::mail::secrets::seal(
+                raw.as_bytes(),
+                &[],
+                crate::mail::secrets::Look::Inbound,
+                limits.max_mail_bytes,
+            );
+            (parsed, sealed.changed())
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(read, (Ok("deep".to_string()), false));
+}
