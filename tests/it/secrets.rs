@@ -216,9 +216,10 @@ fn no_authentification_string_stays_in_the_servers_state() {
             &format!("<<FROM>> {} {near_miss}\n", teams[1]),
             "",
         ),
-        // Not a command: passed on to the organizer, who never sees a string.
+        // Not a command: passed on to the organizer, who never sees a string
+        // (here also the sender's name).
         c.mail(
-            &address(teams[0]),
+            &format!("{} <{}>", auth[0], address(teams[0])),
             "my string does not work",
             &format!("Hello, is <<FROM>> {} {} right?\n", teams[0], auth[0]),
             "",
@@ -244,6 +245,11 @@ fn no_authentification_string_stays_in_the_servers_state() {
         forward
             .body
             .contains(&format!("<<FROM>> {} {}", teams[0], "*".repeat(26))),
+        "{}",
+        forward.body
+    );
+    assert!(
+        !forward.body.contains(&auth[0]) && !forward.subject.contains(&auth[0]),
         "{}",
         forward.body
     );

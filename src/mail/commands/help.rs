@@ -126,25 +126,35 @@ fn forward(ctx: &Ctx<'_>, known: &mut StoredSecrets<'_>) -> Result<Outgoing, Com
         Body::Empty => "(the mail has no text)",
     };
     let (text, truncated) = cut(text, FORWARD_TEXT_BYTES);
-    let text = mask_in_text(text, &mut *known)?;
-    let subject = tame(&mask_in_text(&mail.subject, &mut *known)?);
-    let from = mail
-        .from
-        .as_ref()
-        .map(|m| match &m.name {
-            Some(n) => format!("{} <{}>", tame(n), m.address),
-            None => m.address.clone(),
-        })
-        .unwrap_or_else(|| "(none)".into());
+    // Every text of the stranger's the forward shows is masked: the body,
+    // the subject, the sender's name and address, the ids.
+    let mut masked = |t: &str| mask_in_text(t, &mut *known);
+    let text = masked(text)?;
+    let subject = tame(&masked(&mail.subject)?);
+    let from = match &mail.from {
+        Some(m) => {
+            let address = masked(&m.address)?;
+            match &m.name {
+                Some(n) => format!("{} <{address}>", tame(&masked(n)?)),
+                None => address,
+            }
+        }
+        None => "(none)".into(),
+    };
+    let message_id = match &mail.message_id {
+        Some(id) => tame(&masked(id)?),
+        None => "(none)".into(),
+    };
+    let reply_to = masked(&ctx.reply_to)?;
     let body = render(
         "forward",
         &json!({
             "contest_address": ctx.config.contest.address,
             "from": from,
             "subject": subject,
-            "message_id": mail.message_id.as_deref().map(tame).unwrap_or_else(|| "(none)".into()),
+            "message_id": message_id,
             "inbox_id": ctx.inbox_id,
-            "reply_to": ctx.reply_to,
+            "reply_to": reply_to,
             "text": text.trim_end(),
             "truncated": truncated,
             "limit": FORWARD_TEXT_BYTES,
@@ -156,7 +166,7 @@ fn forward(ctx: &Ctx<'_>, known: &mut StoredSecrets<'_>) -> Result<Outgoing, Com
         to: vec![ctx.config.contest.organizer.clone()],
         subject: super::subject::contest_subject(
             ctx.config,
-            format!("KNOBELN forward from {}: {subject}", ctx.reply_to),
+            format!("KNOBELN forward from {reply_to}: {subject}"),
         ),
         body,
         in_reply_to: None,
