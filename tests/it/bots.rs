@@ -1404,9 +1404,13 @@ impl knobeln::lines::BotIo for RunsWhileFrozen {
 /// of another bot's reply; a reply quicker than that (here the thinker's
 /// 20 ms) was never looked at, and a bot that resumed itself ran up to
 /// about 100 ms a turn where 50 are allowed, unseen. Now the thaw looks
-/// last: the attacker fails `ran_while_stopped` in turn 2, when it is
-/// asked again; the thinker never fails. Fails without the thaw's look:
-/// no failure at all.
+/// last: the attacker fails `ran_while_stopped` when it is asked again,
+/// in turn 2, or in turn 3 on a loaded machine (a CI run saw 3): the
+/// wrapper's run grows with the wall time since its freeze, and the
+/// referee reads its count once the freeze is seen to hold, which under load
+/// can hold enough of the 60 ms to leave the run seen at the next thaw
+/// under 50. Never in turn 1, before it was ever stopped. The thinker
+/// never fails. Fails without the thaw's look: no failure at all.
 #[test]
 fn a_bot_that_ran_while_stopped_fails_when_resumed_however_soon_the_other_answered() {
     let limits = starving_limits();
@@ -1431,7 +1435,7 @@ fn a_bot_that_ran_while_stopped_fails_when_resumed_however_soon_the_other_answer
     assert_eq!(rec.failures.len(), 1, "{:?}", rec.failures);
     let f = &rec.failures[0];
     assert_eq!(f.bot, 0, "{}", f.reason);
-    assert_eq!(f.turn, 2, "{}", f.reason);
+    assert!(f.turn >= 2, "turn {}: {}", f.turn, f.reason);
     assert!(
         matches!(f.kind, BotFailureKind::RanWhileStopped),
         "{}",
