@@ -61,7 +61,8 @@ pub const MIN_WORD_LEN: usize = 12;
 /// Bytes after a `<<FROM>>` or `<<RSM>>` read for its words.
 const LOOK_AHEAD: usize = 256;
 
-/// Nesting depth of message/rfc822 parts looked into.
+/// Nesting depth of message/rfc822 parts looked into; a mail nesting
+/// deeper keeps only its headers.
 const MAX_DEPTH: usize = 8;
 
 /// The header line a mail gets when its body was dropped.
@@ -457,7 +458,7 @@ enum Decoded {
     /// reader sees.
     NotMime,
     /// Its decoded texts would be more than [`MAX_SCAN_FACTOR`] times its
-    /// bytes.
+    /// bytes, or it nests messages deeper than [`MAX_DEPTH`].
     TooMuch,
 }
 
@@ -498,6 +499,9 @@ impl Gathered {
     /// Gathers `bytes`, and where it has line splices, a copy with them
     /// removed.
     fn push(&mut self, bytes: &[u8]) {
+        if self.too_much {
+            return;
+        }
         self.keep(bytes.to_vec());
         if let Some((text, _)) = unspliced(bytes) {
             self.keep(text);
@@ -556,6 +560,10 @@ fn decoded_texts_here(raw: &[u8]) -> Decoded {
                     out.push(part.contents());
                     if depth < MAX_DEPTH {
                         walk(inner, depth + 1, out, parts);
+                    } else {
+                        // Deeper parts are not looked at decoded: a string
+                        // in base64 there would be kept unseen.
+                        out.too_much = true;
                     }
                 }
                 _ => out.push(part.contents()),
@@ -1115,6 +1123,31 @@ mod tests {
             "messages nested {} deep were looked at whole",
             MAX_DEPTH + 2
         );
+    }
+
+    /// Parts nested deeper than [`MAX_DEPTH`] are not looked at decoded:
+    /// a string in base64 there, beside the same string in the `<<FROM>>`
+    /// line (masked), was kept in a mail that nests little else (its
+    /// decoded texts well within [`MAX_SCAN_FACTOR`]). Such a mail keeps
+    /// only its headers.
+    #[test]
+    fn a_string_in_a_message_nested_deeper_than_looked_at_drops_the_body() {
+        let auth = "k3mnpqrstuvwxyz23456789_ab";
+        let encoded = base64(format!("my string is {auth}").as_bytes());
+        let mut inner = format!(
+            "From: c@d.example\r\nSubject: inner\r\nContent-Transfer-Encoding: base64\r\n\r\n{encoded}\r\n"
+        );
+        for _ in 0..=MAX_DEPTH {
+            inner = forwarded(&inner);
+        }
+        let raw = inner.replacen(
+            "see below",
+            &format!("<<FROM>> team {auth}\r\n{}", "padding\r\n".repeat(2000)),
+            1,
+        );
+        let s = seal(raw.as_bytes(), &known(auth), Look::Inbound, usize::MAX);
+        assert!(s.body_dropped, "{}", String::from_utf8_lossy(&s.raw));
+        assert!(!String::from_utf8_lossy(&s.raw).contains(&encoded));
     }
 
     #[test]
