@@ -35,7 +35,7 @@ pub use automatic::{
     is_bounce_local_part, is_daemon_local_part, DAEMON_LOCAL_PARTS, DAEMON_LOCAL_PREFIXES,
 };
 pub use model::{Attachment, Automatic, Body, Inbound, Limits, Mailbox, Unreadable};
-pub use parse::{on_a_deep_stack, parse, sender_and_subject};
+pub use parse::{on_a_deep_stack, parse, read, sender_and_subject};
 pub use source::{strategy_source, SourceProblem};
 pub use text::{cut_signature, unflow};
 

@@ -656,14 +656,18 @@ fn decoded_texts_here(raw: &[u8]) -> Decoded {
         return Decoded::NotMime;
     };
     walk(&m, 0, &mut out, &mut parts);
-    drop(m);
-    // The server's parser: the caller has already held the mail to its
-    // size; every attachment is looked at, whatever its size.
+    // The server's parser's reading of the same parse: the caller has
+    // already held the mail to its size; every attachment is looked at,
+    // whatever its size. A panic in it (which the server's parse takes
+    // for a mail that is none) leaves the walk's texts.
     let limits = Limits {
         max_mail_bytes: usize::MAX,
         max_attachment_bytes: usize::MAX,
     };
-    if let Ok(m) = message::parse(raw, "", &limits) {
+    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        message::read(&m, "", &limits)
+    }));
+    if let Ok(Ok(m)) = read {
         out.push(m.subject.as_bytes());
         for mailbox in [&m.from, &m.reply_to].into_iter().flatten() {
             out.push(mailbox.name.as_deref().unwrap_or_default().as_bytes());

@@ -76,7 +76,15 @@ fn parse_unchecked(raw: &[u8], our_loop_id: &str, limits: &Limits) -> Result<Inb
     let msg = MessageParser::default()
         .parse(raw)
         .ok_or(Unreadable::NotAMail)?;
-    if !looks_like_mail(&msg) {
+    read(&msg, our_loop_id, limits)
+}
+
+/// [`parse`]'s reading of a mail `mail-parser` has already parsed (for the
+/// sealing, which looks at both views of one parse; the caller holds the
+/// size cap, the deep stack and any panic). The same [`Inbound`] as
+/// [`parse`] gives for the mail's bytes.
+pub fn read(msg: &Message<'_>, our_loop_id: &str, limits: &Limits) -> Result<Inbound, Unreadable> {
+    if !looks_like_mail(msg) {
         return Err(Unreadable::NotAMail);
     }
 
@@ -88,17 +96,17 @@ fn parse_unchecked(raw: &[u8], our_loop_id: &str, limits: &Limits) -> Result<Inb
     let references = ids(msg.references());
     let in_reply_to = ids(msg.in_reply_to()).into_iter().next();
 
-    let return_path = raw_values(&msg, "Return-Path")
+    let return_path = raw_values(msg, "Return-Path")
         .into_iter()
         .map(|v| strip_id(&v))
         .find(|v| !v.is_empty());
     let automatic = automatic(
-        &msg,
+        msg,
         our_loop_id,
         [from.as_ref(), sender.as_ref(), reply_to.as_ref()],
         return_path.as_deref(),
     );
-    let body = body(&msg);
+    let body = body(msg);
     let attachments = msg
         .attachments()
         .map(|part| attachment(part, limits))

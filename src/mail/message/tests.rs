@@ -420,3 +420,29 @@ fn a_mail_nested_inline_to_the_size_cap_is_read_without_overflowing_a_stack() {
     // keeps only its headers.
     assert_eq!(read, (Ok("deep".to_string()), true));
 }
+
+/// The sealing reads a mail's one parse both ways ([`read`]): that reading
+/// is the server's, for every mail of the corpus and the red teams'.
+#[test]
+fn reading_a_parsed_mail_is_parsing_it() {
+    let limits = Limits::default();
+    let mut read_both_ways = 0;
+    for dir in ["tests/data/mail", "tests/data/sealing"] {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "eml") {
+                continue;
+            }
+            let raw = std::fs::read(&path).unwrap();
+            let parsed = mail_parser::MessageParser::default().parse(&raw[..]);
+            let read = parsed.as_ref().map(|m| read(m, "loop", &limits));
+            match read {
+                Some(read) => assert_eq!(read, parse(&raw, "loop", &limits), "{}", path.display()),
+                None => assert!(parse(&raw, "loop", &limits).is_err(), "{}", path.display()),
+            }
+            read_both_ways += 1;
+        }
+    }
+    assert!(read_both_ways > 40, "{read_both_ways}");
+}
