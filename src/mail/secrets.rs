@@ -16,8 +16,8 @@
 //! their own show none. The mail is judged as every reader of it sees it:
 //! its bytes, `mail-parser`'s walk of its headers and parts (what a mail
 //! client shows), and `mail::message::parse`, through which every command
-//! reads it; each text also with its line splices removed, as the reader
-//! of a C source's header reads it.
+//! reads it; each text also as its readers join it ([`joined`]: line
+//! splices, as the reader of a C source's header removes them, and NULs).
 //!
 //! What counts as a secret in a mail: every word that stands where an
 //! authentification string goes (the second word after `<<FROM>>`, the
@@ -147,25 +147,75 @@ fn in_alphabet(b: u8) -> bool {
 /// bytes each). Returns `false` when there were more than [`MAX_WORDS`]
 /// distinct ones.
 pub fn credential_words(text: &[u8], out: &mut BTreeSet<Vec<u8>>) -> bool {
+    [Blanks::Ascii, Blanks::Unicode]
+        .into_iter()
+        .all(|blanks| credential_words_between(text, blanks, out))
+}
+
+/// What separates the words after a marker: the server's readers split
+/// with Rust's `split_whitespace` (Unicode's blanks: an ideographic space,
+/// a vertical tab, U+0085, U+00A0, also as one Latin-1 byte, as a source
+/// not in UTF-8 is read), the sealing's first look with ASCII blanks; the
+/// words of both are taken (red team `u1`: a near miss after an
+/// ideographic space was the server's word and none of the sealing's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Blanks {
+    Ascii,
+    Unicode,
+}
+
+impl Blanks {
+    /// The length of the blank `rest` starts with, 0 if none.
+    fn len_at(self, rest: &[u8]) -> usize {
+        let Some(&b) = rest.first() else {
+            return 0;
+        };
+        if b.is_ascii_whitespace() {
+            return 1;
+        }
+        if self == Blanks::Ascii {
+            return 0;
+        }
+        if matches!(b, 0x0b | 0x85 | 0xa0) {
+            return 1;
+        }
+        let len = match b {
+            0xc0..=0xdf => 2,
+            0xe0..=0xef => 3,
+            0xf0..=0xf7 => 4,
+            _ => return 0,
+        };
+        let blank = rest
+            .get(..len)
+            .and_then(|c| std::str::from_utf8(c).ok())
+            .and_then(|c| c.chars().next())
+            .is_some_and(char::is_whitespace);
+        if blank {
+            len
+        } else {
+            0
+        }
+    }
+}
+
+fn credential_words_between(text: &[u8], blanks: Blanks, out: &mut BTreeSet<Vec<u8>>) -> bool {
     for m in MARKERS.find_iter(text) {
         let skip = if m.pattern().as_usize() == 0 { 1 } else { 0 };
         // A bounded look ahead keeps the scan linear (`<<FROM>>` repeated
         // without a blank would otherwise be read again at every match).
         let rest_end = text.len().min(m.end() + LOOK_AHEAD);
-        let mut rest = &text[m.end()..rest_end];
+        let rest = &text[m.end()..rest_end];
+        let mut i = 0;
         let mut word: &[u8] = &[];
         for _ in 0..=skip {
-            let start = rest
-                .iter()
-                .position(|b| !b.is_ascii_whitespace())
-                .unwrap_or(rest.len());
-            rest = &rest[start..];
-            let len = rest
-                .iter()
-                .position(|b| b.is_ascii_whitespace())
-                .unwrap_or(rest.len());
-            word = &rest[..len];
-            rest = &rest[len..];
+            while let n @ 1.. = blanks.len_at(&rest[i..]) {
+                i += n;
+            }
+            let start = i;
+            while i < rest.len() && blanks.len_at(&rest[i..]) == 0 {
+                i += 1;
+            }
+            word = &rest[start..i];
         }
         // `*/` closing the header comment on the same line is not part of it.
         let word = word.strip_suffix(b"*/").unwrap_or(word);
@@ -215,12 +265,11 @@ fn each_shaped_word(text: &[u8], mut f: impl FnMut(&[u8]) -> bool) -> bool {
 
 /// The words of a text that may be secrets, gathered into `words`:
 /// credential words (for [`Look::Inbound`]) and shaped words, in the text
-/// as written and, where it has line splices, with them removed (the
-/// server's reader of a source's header removes them, as C does). Returns
+/// as written and, where it has splices or NULs, as joined ([`joined`]). Returns
 /// `false` past [`MAX_WORDS`] of either kind.
 fn words_of(text: &[u8], look: Look, words: &mut Words) -> bool {
-    let spliced = unspliced(text).map(|(t, _)| t);
-    std::iter::once(text).chain(spliced.as_deref()).all(|t| {
+    let as_read = joined(text).map(|(t, _)| t);
+    std::iter::once(text).chain(as_read.as_deref()).all(|t| {
         (look == Look::Outbound || credential_words(t, &mut words.credential))
             && shaped_words(t, &mut words.shaped)
     })
@@ -296,12 +345,14 @@ fn covered(reach: &[usize]) -> impl Iterator<Item = usize> + '_ {
     })
 }
 
-/// `bytes` with its line splices removed (a backslash, blanks, a line end:
-/// what a C compiler and the server's reader of a source's header remove
-/// before reading a word), and where each byte kept stands in `bytes`;
-/// `None` when it has none.
-fn unspliced(bytes: &[u8]) -> Option<(Vec<u8>, Vec<usize>)> {
-    if !bytes.contains(&b'\\') {
+/// `bytes` as its readers join it: its line splices removed (a backslash,
+/// blanks, a line end: what a C compiler and the server's reader of a
+/// source's header remove before reading a word) and its NUL bytes (which
+/// a terminal or an editor shows as nothing: a text in UTF-16, red team
+/// `n1`); and where each byte kept stands in `bytes`. `None` when it has
+/// neither.
+fn joined(bytes: &[u8]) -> Option<(Vec<u8>, Vec<usize>)> {
+    if !bytes.iter().any(|&b| b == b'\\' || b == 0) {
         return None;
     }
     let mut text = Vec::with_capacity(bytes.len());
@@ -309,6 +360,7 @@ fn unspliced(bytes: &[u8]) -> Option<(Vec<u8>, Vec<usize>)> {
     let mut i = 0;
     while i < bytes.len() {
         match splice_len(bytes, i) {
+            0 if bytes[i] == 0 => i += 1,
             0 => {
                 text.push(bytes[i]);
                 at.push(i);
@@ -321,25 +373,34 @@ fn unspliced(bytes: &[u8]) -> Option<(Vec<u8>, Vec<usize>)> {
 }
 
 /// Overwrites every occurrence of every secret (ASCII case-insensitive)
-/// with [`MASK`], overlapping ones too; then every one that shows only
-/// once the line splices are removed, letter by letter where each stands
-/// (the splices stay, the text keeps its length). Returns how many.
+/// with [`MASK`], overlapping ones too; then every one that shows in the
+/// text as joined ([`joined`]: splices and NULs removed), letter by letter
+/// where each stands (the splices and NULs stay, the text keeps its
+/// length). Returns how many.
 pub fn mask(bytes: &mut [u8], secrets: &BTreeSet<Vec<u8>>) -> usize {
     if secrets.is_empty() {
         return 0;
     }
+    // Joined before any is masked: a piece of a string before a splice
+    // can be a secret of its own (a near miss), and masking it, splice and
+    // all, must not hide the rest of the string (red team `q3`).
+    let as_read = joined(bytes);
     let (reach, written) = reach_of(bytes, secrets);
     for i in covered(&reach) {
         bytes[i] = MASK;
     }
-    let Some((text, at)) = unspliced(bytes) else {
+    let Some((text, at)) = as_read else {
         return written;
     };
-    let (reach, across_splices) = reach_of(&text, secrets);
+    let (reach, _) = reach_of(&text, secrets);
+    // Those that stand across what was removed (the others were masked).
+    let across = (0..text.len())
+        .filter(|&i| reach[i] > 0 && at[reach[i] - 1] - at[i] != reach[i] - 1 - i)
+        .count();
     for i in covered(&reach) {
         bytes[at[i]] = MASK;
     }
-    written + across_splices
+    written + across
 }
 
 /// `text` with every occurrence of `secret` (ASCII case-insensitive)
@@ -381,9 +442,9 @@ pub fn mask_in_text<L: SecretLookup>(text: &str, mut known: L) -> Result<String,
 /// the one-time sealing of an older database's stored sources).
 pub fn mask_known(text: &str, known: &[KnownSecret]) -> String {
     let bytes = text.as_bytes();
-    let spliced = unspliced(bytes).map(|(t, _)| t);
+    let as_read = joined(bytes).map(|(t, _)| t);
     let mut shaped = BTreeSet::new();
-    for t in std::iter::once(bytes).chain(spliced.as_deref()) {
+    for t in std::iter::once(bytes).chain(as_read.as_deref()) {
         each_shaped_word(t, |word| {
             shaped.insert(word.to_ascii_lowercase());
             true
@@ -535,14 +596,14 @@ struct Gathered {
 }
 
 impl Gathered {
-    /// Gathers `bytes`, and where it has line splices, a copy with them
-    /// removed.
+    /// Gathers `bytes`, and where it has splices or NULs, a copy as
+    /// joined ([`joined`]).
     fn push(&mut self, bytes: &[u8]) {
         if self.too_much {
             return;
         }
         self.keep(bytes.to_vec());
-        if let Some((text, _)) = unspliced(bytes) {
+        if let Some((text, _)) = joined(bytes) {
             self.keep(text);
         }
     }
@@ -613,8 +674,7 @@ impl Gathered {
 /// found a secret in base64 under a folded `message/rfc822` type that the
 /// walk never showed, and the sealed mail's attachment did). A nested
 /// message is therefore also looked at as the bytes it decodes to. Each
-/// text with line splices is looked at with them removed too (the
-/// server's reader of a source's header removes them, as C does).
+/// text with splices or NULs is looked at as joined too ([`joined`]).
 ///
 /// At most [`MAX_SCAN_FACTOR`] times the mail's bytes are gathered. The
 /// parse runs on a deep stack (`mail::message::on_a_deep_stack`): a mail
@@ -693,6 +753,18 @@ fn decoded_texts_here(raw: &[u8]) -> Decoded {
             parts,
         }
     }
+}
+
+/// Every piece of [`MIN_WORD_LEN`] bytes of every secret: what a kept mail
+/// may not show. Masking a piece of a string that is a word of its own (a
+/// near miss before a quoted-printable soft break, a flowed line's end, a
+/// splice) breaks the join, and a search for the whole string then finds
+/// nothing while the rest of it stays (red team `q1`, `q2`, `q3`).
+fn pieces(secrets: &BTreeSet<Vec<u8>>) -> BTreeSet<Vec<u8>> {
+    secrets
+        .iter()
+        .flat_map(|s| s.windows(MIN_WORD_LEN.min(s.len())).map(<[u8]>::to_vec))
+        .collect()
 }
 
 /// What the words of a mail (or of its headers alone) came to.
@@ -789,7 +861,7 @@ fn drop_body<L: SecretLookup>(
         Judgement::Secrets(mut own) => {
             own.extend(secrets.iter().cloned());
             mask(&mut headers, &own);
-            !MARKERS.is_match(&headers) && !decoded_texts(&alone(&headers)).shows_any(&own)
+            !MARKERS.is_match(&headers) && !decoded_texts(&alone(&headers)).shows_any(&pieces(&own))
         }
     };
     if !keep {
@@ -814,8 +886,9 @@ pub fn seal(raw: &[u8], known: &[KnownSecret], look: Look, max_bytes: usize) -> 
 /// (most mails have none; at most [`MAX_WORDS`]).
 ///
 /// The body is kept only when the masked mail, read by every reader as the
-/// sent one was ([`decoded_texts`]), shows no secret and has the same parts
-/// ([`PartShape`]): by construction, not by knowing where readers differ.
+/// sent one was ([`decoded_texts`]), shows no piece of a secret
+/// ([`pieces`]) and has the same parts ([`PartShape`]): by construction,
+/// not by knowing where readers differ.
 pub fn seal_with<L: SecretLookup>(
     raw: &[u8],
     look: Look,
@@ -843,7 +916,7 @@ pub fn seal_with<L: SecretLookup>(
     let masked = mask(&mut kept, &secrets);
     let keep_body = judged && readable && {
         let again = decoded_texts(&kept);
-        !again.shows_any(&secrets) && again.parts() == decoded.parts()
+        !again.shows_any(&pieces(&secrets)) && again.parts() == decoded.parts()
     };
     if keep_body {
         return Ok(Sealed {
@@ -1100,7 +1173,13 @@ mod tests {
     /// (`f1`, `f2`, `f3`); strings in headers `mail-parser` decodes that
     /// nobody looked at (`h1`: `To`, `Cc`, `Comments`, `Keywords`, a
     /// mailbox without an address; `h2`: a body part's RFC 2231 name, a
-    /// nested message's names).
+    /// nested message's names). A third's: masking a piece of the string
+    /// that was a word of its own, before a quoted-printable soft break, a
+    /// flowed line's end or a splice, broke the join and hid the rest of
+    /// the string from a search for the whole (`q1`, `q2`, `q3`); a near
+    /// miss after an ideographic space, a blank to the server's readers
+    /// and none to the sealing's (`u1`); a copy of the source in UTF-16,
+    /// its letters between NULs (`n1`).
     #[test]
     fn the_red_teams_mails_keep_no_string_anywhere_a_reader_looks() {
         let auth = "k3mnpqrstuvwxyz23456789_ab";
