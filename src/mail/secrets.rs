@@ -850,12 +850,8 @@ fn drop_body<L: SecretLookup>(
     if !headers.is_empty() && !headers.ends_with(b"\n") {
         headers.extend_from_slice(b"\r\n");
     }
-    let judged = judge(
-        &alone(&headers),
-        &decoded_texts(&alone(&headers)),
-        look,
-        known,
-    )?;
+    let headers_alone = alone(&headers);
+    let judged = judge(&headers_alone, &decoded_texts(&headers_alone), look, known)?;
     let keep = match judged {
         Judgement::TooMuch => false,
         Judgement::Secrets(mut own) => {

@@ -126,8 +126,8 @@ fn forward(ctx: &Ctx<'_>, known: &mut StoredSecrets<'_>) -> Result<Outgoing, Com
         Body::Empty => "(the mail has no text)",
     };
     let (text, truncated) = cut(text, FORWARD_TEXT_BYTES);
-    // Every text of the stranger's the forward shows is masked: the body,
-    // the subject, the sender's name and address, the ids.
+    // Every text of the sender's that the forward shows is masked: the
+    // body, the subject, the sender's name and address, the ids.
     let mut masked = |t: &str| mask_in_text(t, &mut *known);
     let text = masked(text)?;
     let subject = tame(&masked(&mail.subject)?);
