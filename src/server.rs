@@ -86,6 +86,8 @@ pub enum ServerError {
     Contest(String),
     #[error(transparent)]
     Sql(#[from] rusqlite::Error),
+    #[error(transparent)]
+    Admission(#[from] crate::mail::admission::AdmissionError),
 }
 
 /// What one cycle did.
@@ -242,6 +244,7 @@ impl Server {
             IntakeError::Store(e) => ServerError::Store(e),
             IntakeError::Sql(e) => ServerError::Sql(e),
             IntakeError::Process(e) => ServerError::Process(e),
+            IntakeError::Admission(e) => ServerError::Admission(e),
         })?;
         poller.logout();
         Ok(stored)

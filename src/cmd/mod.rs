@@ -38,6 +38,7 @@ mod init;
 mod languages;
 mod lexcount;
 pub mod logging;
+mod mail_probe;
 mod man;
 mod play;
 mod protocolfmt;
@@ -112,6 +113,9 @@ pub enum Command {
     Completions(completions::Completions),
     /// Print the manual page, or write every page into a folder.
     Man(man::Man),
+    /// The server's probe of a large mail (reads standard input).
+    #[command(hide = true, name = "mail-probe")]
+    MailProbe(mail_probe::MailProbe),
 }
 
 impl Command {
@@ -145,6 +149,7 @@ impl Command {
             Command::Rsm(c) => c.apply(),
             Command::Completions(c) => c.apply(Cli::command()),
             Command::Man(c) => c.apply(Cli::command()),
+            Command::MailProbe(c) => c.apply(),
         }
     }
 }

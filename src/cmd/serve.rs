@@ -56,6 +56,9 @@ impl Serve {
             "knobeln serve: database {}, {transport}",
             config.database.display()
         );
+        // Large mails are read first by a probe of this program's own: it
+        // must work before any mail is judged by it.
+        knobeln::mail::probe::check_program().context("checking the mail probe")?;
         let mut server = Server::new(config, store);
         if self.once {
             let c = server.cycle()?;

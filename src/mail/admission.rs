@@ -69,6 +69,7 @@ use crate::config::Config;
 use crate::mail::commands::{self, classify, register, rsm, Command};
 use crate::mail::inbox::{arrival_keys, Capped};
 use crate::mail::message;
+use crate::mail::probe::{self, ProbeError, Reading};
 use crate::mail::sender::sender_key;
 use crate::store::mail::{self as db, Arrival, StrangerShare};
 use crate::store::StoreError;
@@ -295,23 +296,57 @@ impl Taken {
     }
 }
 
+/// Why a mail could not be judged: the database, or the probe of a large
+/// mail (the server's trouble: the mail stays where it came from and is
+/// judged again at the next take-in).
+#[derive(Debug, thiserror::Error)]
+pub enum AdmissionError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Probe(#[from] ProbeError),
+}
+
 /// Judges a mail read within its cap (reads only): whose it is, and for a
-/// stranger's whether the budget has room.
+/// stranger's whether the budget has room. A mail over
+/// [`probe::PROBED_FROM_BYTES`] is first parsed in a probe under a CPU
+/// budget ([`probe`]); one the probe could not parse within it is never
+/// parsed here: whoever sent it, it is kept as its key only (or, past
+/// the key rows' bound, only counted), never answered.
 pub fn judge(
     conn: &rusqlite::Connection,
     config: &Config,
     mail: &Capped,
     now: DateTime<Utc>,
-) -> Result<Verdict, StoreError> {
+) -> Result<Verdict, AdmissionError> {
+    let reading = probe::reading(&mail.bytes)?;
+    if let Some(why) = reading.why_unread(mail.bytes.len()) {
+        if let Reading::Ended { .. } = reading {
+            tracing::warn!("a mail's probe ended otherwise than by its budget: {why}");
+        }
+        let why = format!("not taken in: {why}; kept as its key only");
+        return Ok(key_only_or_unkept(conn, config, why, now)?);
+    }
     let standing = standing(conn, config, mail, now)?;
     if let Some(why) = past_budget(conn, config, &standing, now)? {
-        let cap = config.limits.stranger_keys_per_day;
-        if cap > 0 && db::keys_kept_since(conn, now - Duration::days(1))? >= cap {
-            return Ok(Verdict::Unkept(why));
-        }
-        return Ok(Verdict::KeyOnly(why));
+        return Ok(key_only_or_unkept(conn, config, why, now)?);
     }
     Ok(Verdict::Whole(standing))
+}
+
+/// A mail not taken in whole for `why`: its key row, or past the key rows'
+/// bound only its count.
+fn key_only_or_unkept(
+    conn: &rusqlite::Connection,
+    config: &Config,
+    why: String,
+    now: DateTime<Utc>,
+) -> Result<Verdict, StoreError> {
+    let cap = config.limits.stranger_keys_per_day;
+    if cap > 0 && db::keys_kept_since(conn, now - Duration::days(1))? >= cap {
+        return Ok(Verdict::Unkept(why));
+    }
+    Ok(Verdict::KeyOnly(why))
 }
 
 /// Stores a judged mail on the caller's transaction: whole, and charged
@@ -378,11 +413,11 @@ pub fn take_in_within_budget(
     imap: Option<(u32, u32)>,
     mail: &Capped,
     now: DateTime<Utc>,
-) -> Result<Taken, StoreError> {
+) -> Result<Taken, AdmissionError> {
     let verdict = judge(conn, config, mail, now)?;
-    let tx = conn.unchecked_transaction()?;
+    let tx = conn.unchecked_transaction().map_err(StoreError::from)?;
     let id = store_judged(&tx, &verdict, origin, imap, mail, now)?;
-    tx.commit()?;
+    tx.commit().map_err(StoreError::from)?;
     Ok(id)
 }
 

@@ -42,6 +42,8 @@ use crate::store::{Store, StoreError};
 pub enum IntakeError {
     #[error(transparent)]
     Imap(#[from] ImapError),
+    #[error(transparent)]
+    Admission(#[from] crate::mail::admission::AdmissionError),
     #[error("storing a mail: {0}")]
     Store(#[from] StoreError),
     #[error("storing a mail: {0}")]

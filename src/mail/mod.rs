@@ -7,6 +7,8 @@
 //! - [`intake`]: the IMAP take-in on its own thread (IDLE or polling).
 //! - [`admission`]: the strangers' daily budget, judged at intake.
 //! - [`outage`]: a transport side's backoff and its log lines.
+//! - [`probe`]: a large mail read first in a process of its own, under a
+//!   CPU budget.
 
 pub mod admission;
 pub mod commands;
@@ -17,6 +19,7 @@ pub mod inbox;
 pub mod intake;
 pub mod message;
 pub mod outage;
+pub mod probe;
 pub mod process;
 pub mod registration;
 pub mod secrets;

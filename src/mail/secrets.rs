@@ -45,6 +45,7 @@ use mail_parser::{
 
 use crate::auth;
 use crate::mail::message::{self, Limits};
+use crate::mail::probe::{self, Reading};
 use crate::toolchain::lex::splice_len;
 
 /// The byte a secret is overwritten with.
@@ -106,6 +107,9 @@ pub struct Sealed {
     /// Whether the body was dropped (a secret in an encoded part, or too
     /// many words to check).
     pub body_dropped: bool,
+    /// Whether the masked copy was left unread: its probe stopped it at
+    /// the CPU budget (`mail::probe`), so its body was dropped unread.
+    pub masked_copy_unread: bool,
 }
 
 impl Sealed {
@@ -906,11 +910,18 @@ pub fn seal_with<L: SecretLookup>(
             raw: raw.to_vec(),
             masked: 0,
             body_dropped: false,
+            masked_copy_unread: false,
         });
     }
     let mut kept = raw.to_vec();
     let masked = mask(&mut kept, &secrets);
-    let keep_body = judged && readable && {
+    // The masked copy is another mail: masking can make a boundary that
+    // came one that never comes, each such part then read to the end (a
+    // mail the probe let through can cost a second the masked way), so a
+    // large one is probed again; one it stops, or could not start on, is
+    // not read and keeps no body.
+    let unread = judged && readable && !probe::reading(&kept).is_ok_and(Reading::may_be_read);
+    let keep_body = judged && readable && !unread && {
         let again = decoded_texts(&kept);
         !again.shows_any(&pieces(&secrets)) && again.parts() == decoded.parts()
     };
@@ -919,12 +930,14 @@ pub fn seal_with<L: SecretLookup>(
             raw: kept,
             masked,
             body_dropped: false,
+            masked_copy_unread: false,
         });
     }
     Ok(Sealed {
         raw: drop_body(&kept, &secrets, look, &mut known)?,
         masked,
         body_dropped: true,
+        masked_copy_unread: unread,
     })
 }
 

@@ -72,6 +72,7 @@ mod mail_corpus;
 mod mail_e2e;
 mod mail_idle;
 mod mail_keep;
+mod mail_probe;
 mod mail_rate;
 mod mail_robust;
 mod mail_spool;

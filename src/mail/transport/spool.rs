@@ -37,6 +37,8 @@ pub enum SpoolError {
     #[error("spool {path}: {source}")]
     Io { path: PathBuf, source: io::Error },
     #[error(transparent)]
+    Admission(#[from] crate::mail::admission::AdmissionError),
+    #[error(transparent)]
     Store(#[from] StoreError),
 }
 
