@@ -12,9 +12,9 @@ fn main() -> ExitCode {
     let cli = cmd::Cli::parse();
     // Large mails are read first in a process of this program's own,
     // stopped at a CPU budget (`knobeln::mail::probe`).
-    if let Ok(me) = std::env::current_exe() {
-        knobeln::mail::probe::use_this_program(me);
-    }
+    // `/proc/self/exe`: the program that runs, even once an upgrade
+    // replaced its file.
+    knobeln::mail::probe::use_this_program("/proc/self/exe".into());
     cmd::logging::init(cli.command.usual_log(), cli.verbose, cli.quiet);
     let result = cli.command.apply();
     // Control groups kept for the next bot are not left behind.

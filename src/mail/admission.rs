@@ -67,7 +67,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use crate::config::Config;
 use crate::mail::commands::{self, classify, register, rsm, Command};
-use crate::mail::inbox::{arrival_keys, Capped};
+use crate::mail::inbox::{arrival_keys, content_sha256, Capped};
 use crate::mail::message;
 use crate::mail::probe::{self, ProbeError, Reading};
 use crate::mail::sender::sender_key;
@@ -268,6 +268,11 @@ pub enum Verdict {
     /// A stranger's past the budget: stored as its key only, the reason
     /// its outcome.
     KeyOnly(String),
+    /// A mail its probe did not read ([`probe`]), whoever sent it: stored
+    /// as its key only, the reason its outcome, its keys taken without a
+    /// parse (its content's SHA-256, no Message-ID: `mail-parser` never
+    /// reads a byte of it in the server's process).
+    Unread(String),
     /// Past the budget and past the key rows' bound: not stored, only
     /// counted on its day; the reason for the log.
     Unkept(String),
@@ -325,13 +330,26 @@ pub fn judge(
             tracing::warn!("a mail's probe ended otherwise than by its budget: {why}");
         }
         let why = format!("not taken in: {why}; kept as its key only");
-        return Ok(key_only_or_unkept(conn, config, why, now)?);
+        return Ok(match key_only_or_unkept(conn, config, why, now)? {
+            Verdict::KeyOnly(why) => Verdict::Unread(why),
+            unkept => unkept,
+        });
     }
     let standing = standing(conn, config, mail, now)?;
     if let Some(why) = past_budget(conn, config, &standing, now)? {
         return Ok(key_only_or_unkept(conn, config, why, now)?);
     }
     Ok(Verdict::Whole(standing))
+}
+
+/// The content key of a mail that is not parsed: [`arrival_keys`]' without
+/// the Message-ID.
+fn arrival_keys_unread(mail: &Capped) -> String {
+    let content = content_sha256(&mail.bytes);
+    match mail.full_size {
+        Some(size) => format!("{content}+{size}"),
+        None => content,
+    }
 }
 
 /// A mail not taken in whole for `why`: its key row, or past the key rows'
@@ -360,7 +378,13 @@ pub fn store_judged(
     mail: &Capped,
     now: DateTime<Utc>,
 ) -> Result<Taken, StoreError> {
-    let (message_id, content) = arrival_keys(mail);
+    // Its keys: a mail its probe did not read is never parsed, not even
+    // its header part (a header field of encoded-word starts is quadratic).
+    let (message_id, content) = match verdict {
+        Verdict::Unread(_) => (None, arrival_keys_unread(mail)),
+        Verdict::Unkept(_) => (None, String::new()),
+        Verdict::Whole(_) | Verdict::KeyOnly(_) => arrival_keys(mail),
+    };
     let arrival = Arrival {
         origin,
         imap,
@@ -383,7 +407,7 @@ pub fn store_judged(
             }
             Ok(id.map_or(Taken::Again, Taken::Whole))
         }
-        Verdict::KeyOnly(why) => {
+        Verdict::KeyOnly(why) | Verdict::Unread(why) => {
             let id = db::insert_inbox_key_only(conn, &arrival, mail.size(), why, now)?;
             if id.is_some() {
                 tracing::info!(origin, "a mail past its budget kept as its key only: {why}");

@@ -29,7 +29,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use mail_parser::MessageParser;
 
 use crate::config::{Config, ImapConfig};
-use crate::mail::admission::{judge, store_judged, Taken};
+use crate::mail::admission::{judge, store_judged, Taken, Verdict};
 use crate::mail::inbox::Capped;
 use crate::mail::outage::Side;
 use crate::mail::process::{record_unreadable, ProcessError};
@@ -137,8 +137,10 @@ pub fn take_in_all(
         for f in &batch {
             let mail = match f.full_size {
                 // Only its header part was downloaded.
+                // As the spool's: at most `MAX_HEADER_BYTES` of it (a mail
+                // without a blank line is all header to an IMAP server).
                 Some(size) => Capped {
-                    bytes: f.raw.clone(),
+                    bytes: crate::mail::inbox::header_part(&f.raw).to_vec(),
                     full_size: Some(size),
                 },
                 None => Capped::from_bytes(&f.raw, config.limits.max_mail_bytes),
@@ -174,10 +176,14 @@ pub fn take_in_all(
                 // Said by `store_judged` (a key row), or once a day (unkept).
                 Taken::KeyOnly(_) => stored += 1,
                 Taken::Unkept => {}
+                // A mail its probe did not read is not parsed for a log line.
                 Taken::Again => tracing::info!(
                     uid = f.uid,
                     "mail taken in again, a duplicate: {}",
-                    headline(&f.raw)
+                    match verdict {
+                        Verdict::Whole(_) | Verdict::KeyOnly(_) => headline(&f.raw),
+                        Verdict::Unread(_) | Verdict::Unkept(_) => "(not read)".into(),
+                    }
                 ),
             }
             poller.mark_stored(f.uid)?;

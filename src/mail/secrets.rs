@@ -108,7 +108,8 @@ pub struct Sealed {
     /// many words to check).
     pub body_dropped: bool,
     /// Whether the masked copy was left unread: its probe stopped it at
-    /// the CPU budget (`mail::probe`), so its body was dropped unread.
+    /// the CPU budget (`mail::probe`), so nothing of it is kept but the
+    /// line saying the body was dropped (its headers are not parsed either).
     pub masked_copy_unread: bool,
 }
 
@@ -835,6 +836,15 @@ fn header_lines(raw: &[u8]) -> &[u8] {
     &raw[..own.min(parsers)]
 }
 
+/// Whether the masked copy a body is dropped from may be parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MaskedCopy {
+    /// Parsed within its probe's budget, or small enough not to be probed.
+    Read,
+    /// Its probe stopped it: nothing of it is parsed.
+    Unread,
+}
+
 /// The headers of `kept` (masked with the body's `secrets`) and
 /// [`BODY_DROPPED`]. The headers are judged on their own, every word of
 /// theirs as written and as decoded: the body's judgement may have stopped
@@ -846,9 +856,15 @@ fn drop_body<L: SecretLookup>(
     secrets: &BTreeSet<Vec<u8>>,
     look: Look,
     known: &mut L,
+    copy: MaskedCopy,
 ) -> Result<Vec<u8>, L::Error> {
     fn alone(headers: &[u8]) -> Vec<u8> {
         [headers, b"\r\n"].concat()
+    }
+    if copy == MaskedCopy::Unread {
+        // Not a byte of it is parsed here, its headers neither (a header
+        // field of encoded-word starts is quadratic): nothing of it kept.
+        return Ok(format!("{BODY_DROPPED}\r\n\r\n").into_bytes());
     }
     let mut headers = header_lines(kept).to_vec();
     if !headers.is_empty() && !headers.ends_with(b"\n") {
@@ -860,8 +876,15 @@ fn drop_body<L: SecretLookup>(
         Judgement::TooMuch => false,
         Judgement::Secrets(mut own) => {
             own.extend(secrets.iter().cloned());
-            mask(&mut headers, &own);
-            !MARKERS.is_match(&headers) && !decoded_texts(&alone(&headers)).shows_any(&pieces(&own))
+            let masked = mask(&mut headers, &own) > 0;
+            // Masked headers are another text again: probed before they
+            // are read (masking can make an encoded word's start that
+            // ended at once one that runs to the field's end).
+            let readable =
+                !masked || probe::reading(&alone(&headers)).is_ok_and(Reading::may_be_read);
+            readable
+                && !MARKERS.is_match(&headers)
+                && !decoded_texts(&alone(&headers)).shows_any(&pieces(&own))
         }
     };
     if !keep {
@@ -933,8 +956,13 @@ pub fn seal_with<L: SecretLookup>(
             masked_copy_unread: false,
         });
     }
+    let copy = if unread {
+        MaskedCopy::Unread
+    } else {
+        MaskedCopy::Read
+    };
     Ok(Sealed {
-        raw: drop_body(&kept, &secrets, look, &mut known)?,
+        raw: drop_body(&kept, &secrets, look, &mut known, copy)?,
         masked,
         body_dropped: true,
         masked_copy_unread: unread,
