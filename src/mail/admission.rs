@@ -410,7 +410,7 @@ pub fn store_judged(
         Verdict::KeyOnly(why) | Verdict::Unread(why) => {
             let id = db::insert_inbox_key_only(conn, &arrival, mail.size(), why, now)?;
             if id.is_some() {
-                tracing::info!(origin, "a mail past its budget kept as its key only: {why}");
+                tracing::info!(origin, "a mail kept as its key only: {why}");
             }
             Ok(id.map_or(Taken::Again, Taken::KeyOnly))
         }

@@ -1,4 +1,4 @@
-//! A large mail read first in a process of its own, which the kernel stops
+//! A mail over 4 KiB read first in a process of its own, which the kernel stops
 //! at a CPU budget: no mail the server reads in its own process costs it
 //! more than [`PROBE_CPU`] a parse, however it is built.
 //!
@@ -22,8 +22,8 @@
 //! signal), with `RLIMIT_CPU` and `RLIMIT_AS` behind it. A mail whose
 //! probe ended otherwise than by its exit 0 within the budget is never
 //! read in the server's process ([`Reading::may_be_read`]); the admission
-//! keeps it as its key only, the sealing keeps no body of a masked copy
-//! that is. `knobeln serve` checks at its start that the probe reads an
+//! keeps it as its key only without parsing a byte of it, the sealing
+//! keeps nothing of a masked copy that is but the line saying so. `knobeln serve` checks at its start that the probe reads an
 //! ordinary mail ([`check_program`]), so that no exit of a probe is
 //! taken for a mail's doing that is the program's.
 //!

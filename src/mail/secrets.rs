@@ -941,9 +941,10 @@ pub fn seal_with<L: SecretLookup>(
     // The masked copy is another mail: masking can make a boundary that
     // came one that never comes, each such part then read to the end (a
     // mail the probe let through can cost a second the masked way), so a
-    // large one is probed again; one it stops, or could not start on, is
-    // not read and keeps no body.
-    let unread = judged && readable && !probe::reading(&kept).is_ok_and(Reading::may_be_read);
+    // large one is probed again, whatever else holds; one it stops, or
+    // could not start on, is not read: nothing of it is kept but the line
+    // saying its body was dropped.
+    let unread = masked > 0 && !probe::reading(&kept).is_ok_and(Reading::may_be_read);
     let keep_body = judged && readable && !unread && {
         let again = decoded_texts(&kept);
         !again.shows_any(&pieces(&secrets)) && again.parts() == decoded.parts()
