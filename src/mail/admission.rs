@@ -67,7 +67,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use crate::config::Config;
 use crate::mail::commands::{self, classify, register, rsm, Command};
-use crate::mail::inbox::{arrival_keys, content_sha256, Capped};
+use crate::mail::inbox::{arrival_keys, content_key, Capped};
 use crate::mail::message;
 use crate::mail::probe::{self, ProbeError, Reading};
 use crate::mail::sender::sender_key;
@@ -342,16 +342,6 @@ pub fn judge(
     Ok(Verdict::Whole(standing))
 }
 
-/// The content key of a mail that is not parsed: [`arrival_keys`]' without
-/// the Message-ID.
-fn arrival_keys_unread(mail: &Capped) -> String {
-    let content = content_sha256(&mail.bytes);
-    match mail.full_size {
-        Some(size) => format!("{content}+{size}"),
-        None => content,
-    }
-}
-
 /// A mail not taken in whole for `why`: its key row, or past the key rows'
 /// bound only its count.
 fn key_only_or_unkept(
@@ -381,7 +371,7 @@ pub fn store_judged(
     // Its keys: a mail its probe did not read is never parsed, not even
     // its header part (a header field of encoded-word starts is quadratic).
     let (message_id, content) = match verdict {
-        Verdict::Unread(_) => (None, arrival_keys_unread(mail)),
+        Verdict::Unread(_) => (None, content_key(mail)),
         Verdict::Unkept(_) => (None, String::new()),
         Verdict::Whole(_) | Verdict::KeyOnly(_) => arrival_keys(mail),
     };

@@ -188,12 +188,18 @@ pub fn take_in(
 /// The keys a mail is known by: its Message-ID and its content's SHA-256
 /// (with its real size, for a mail over the cap).
 pub fn arrival_keys(mail: &Capped) -> (Option<String>, String) {
-    let message_id = message_id_of(&mail.bytes);
-    let mut content = content_sha256(&mail.bytes);
-    if let Some(size) = mail.full_size {
-        content = format!("{content}+{size}");
+    (message_id_of(&mail.bytes), content_key(mail))
+}
+
+/// A mail's content key: its content's SHA-256 (with its real size, for a
+/// mail over the cap). Reads the bytes as lines, never parses them: the
+/// key of a mail the server does not parse (`mail::probe`).
+pub fn content_key(mail: &Capped) -> String {
+    let content = content_sha256(&mail.bytes);
+    match mail.full_size {
+        Some(size) => format!("{content}+{size}"),
+        None => content,
     }
-    (message_id, content)
 }
 
 /// Stores one mail read within its cap ([`read_capped`]), whoever sent it

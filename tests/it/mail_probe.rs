@@ -30,40 +30,54 @@ fn long_boundary(size: usize, head: &str, first_line: &str) -> Vec<u8> {
     m
 }
 
-/// Parts that each declare a boundary that never comes: each is looked
-/// for to the end of the mail (1.2 s a parse at 512 KiB in release).
-fn never_coming(size: usize, head: &str, first_line: &str) -> Vec<u8> {
+/// A multipart mail of boundary `b1`: a text part of `first_line`, then
+/// `part(i)` for i = 0, 1, … while the mail is under `size` less 200
+/// bytes, then (where `close`) the closing boundary.
+fn parts(
+    size: usize,
+    head: &str,
+    first_line: &str,
+    part: impl Fn(usize) -> String,
+    close: Close,
+) -> Vec<u8> {
     let mut m = format!(
-        "{head}Content-Type: multipart/mixed; boundary=\"B\"\r\n\r\n--B\r\n\
+        "{head}Content-Type: multipart/mixed; boundary=\"b1\"\r\n\r\n--b1\r\n\
          Content-Type: text/plain\r\n\r\n{first_line}\r\n"
     );
     let mut i = 0;
-    while m.len() < size - 80 {
-        m += &format!("--B\r\nContent-Type: multipart/mixed; boundary=\"n{i}\"\r\n\r\nx\r\n");
+    while m.len() < size - 200 {
+        m += &part(i);
         i += 1;
+    }
+    if close == Close::Closed {
+        m += "--b1--\r\n";
     }
     m.into_bytes()
 }
 
+#[derive(PartialEq)]
+enum Close {
+    Closed,
+    Open,
+}
+
+/// Parts that each declare a boundary that never comes: each is looked
+/// for to the end of the mail (1.2 s a parse at 512 KiB in release).
+fn never_coming(size: usize, head: &str, first_line: &str) -> Vec<u8> {
+    let part = |i| format!("--b1\r\nContent-Type: multipart/mixed; boundary=\"n{i}\"\r\n\r\nx\r\n");
+    parts(size, head, first_line, part, Close::Open)
+}
+
+/// `data` in base64, in lines of 76 characters.
 fn base64(data: &[u8]) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for (i, c) in data.chunks(3).enumerate() {
-        let n = (c[0] as u32) << 16
-            | (*c.get(1).unwrap_or(&0) as u32) << 8
-            | *c.get(2).unwrap_or(&0) as u32;
-        for k in 0..4 {
-            out.push(if k <= c.len() {
-                T[(n >> (18 - 6 * k) & 63) as usize] as char
-            } else {
-                '='
-            });
-        }
-        if i % 19 == 18 {
-            out += "\r\n";
-        }
-    }
-    out
+    use base64::Engine;
+    let text = base64::engine::general_purpose::STANDARD.encode(data);
+    let lines: Vec<&str> = text
+        .as_bytes()
+        .chunks(76)
+        .map(|l| std::str::from_utf8(l).unwrap())
+        .collect();
+    lines.join("\r\n")
 }
 
 /// The long boundary inside a nested message in base64: `mail-parser`
@@ -107,17 +121,9 @@ fn with_attachment(size: usize, head: &str, first_line: &str) -> Vec<u8> {
 
 /// An ordinary large mail of many small parts, each closed.
 fn many_parts(size: usize, head: &str, first_line: &str) -> Vec<u8> {
-    let mut m = format!(
-        "{head}Content-Type: multipart/mixed; boundary=\"b1\"\r\n\r\n--b1\r\n\
-         Content-Type: text/plain\r\n\r\n{first_line}\r\n"
-    );
-    let mut i = 0;
-    while m.len() < size - 200 {
-        m += &format!("--b1\r\nContent-Type: text/plain\r\n\r\nline {i} of an ordinary mail\r\n");
-        i += 1;
-    }
-    m += "--b1--\r\n";
-    m.into_bytes()
+    let part =
+        |i| format!("--b1\r\nContent-Type: text/plain\r\n\r\nline {i} of an ordinary mail\r\n");
+    parts(size, head, first_line, part, Close::Closed)
 }
 
 /// A header field of about `size` bytes of encoded-word starts
