@@ -16,7 +16,7 @@
 //! outbox sender to the spool against the same files without any sync
 //! (floor) and with one `fsync` each. `bots`: line-protocol bots per
 //! language (`crate::bench_bots`). `compile`: CPU time per compile of the
-//! compile service against `gcc -c` alone on the same sources, and the
+//! compile service against gcc alone (`-E`, `-fsyntax-only`) on the same sources, and the
 //! engine's compiler on one function at the largest size accepted. `fuel`:
 //! nanoseconds per unit of fuel by class of operator, quiet and with the
 //! other CPUs busy (`knobeln::bench_fuel`).

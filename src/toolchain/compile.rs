@@ -5,9 +5,8 @@
 //! [`Pass`]: the source's size; the header (check 1); the description
 //! (check 4, pure); a single file (check 2); `gcc -E` in the jail and the
 //! checks of the one preprocessed text (check 2 again, check 3); gcc
-//! (check 5: "must be compilable with gcc", its messages are what a
-//! participant reads; its object's static data beyond twice the memory
-//! limit never fit); the names the text may not write (check 6: the
+//! (check 5: "must be compilable with gcc", its front end alone, its
+//! messages are what a participant reads); the names the text may not write (check 6: the
 //! linker's, WebAssembly's builtins); clang for `wasm32` on the same text,
 //! once clang's own preprocessing is shown to leave it as it is; the
 //! routines the object needs and defines (check 6, on clang's object: what
@@ -17,18 +16,18 @@
 //! that rejects sets its verdicts and stops the pass; [`report::finish`]
 //! skips the checks not reached.
 //!
-//! Up to six programs run in the jail, in this order: `gcc -E` (its `cc1`
-//! started directly, [`GccStart`]), `gcc -c`
-//! (its `cc1` and then `as`, each started directly), `clang -E` (only where the text could
+//! Up to five programs run in the jail, in this order: `gcc -E` (its `cc1`
+//! started directly, [`GccStart`]), `gcc -fsyntax-only` (its `cc1`
+//! started directly; `gcc -c -w` too, only where check 6's words need
+//! gcc's object), `clang -E` (only where the text could
 //! change under it: [`wasm::clangs_preprocessing_cannot_change`]),
 //! `clang -c` (its compiler in-process, no `cc1` forked) and wasm-ld; [`compile_measured`] gives
-//! each one's CPU (`bench compile` prints them). Much of it is starting
+//! each one's CPU (`bench compile` prints them). Most of it is starting
 //! the tools (two `cc1` starts, two of zig's; with Debian's LLVM, clang
-//! and wasm-ld load and relocate libLLVM) and gcc's back end for check
-//! 5's warnings and object (of a small strategy's `gcc -c`, about 7 ms of
-//! CPU are the driver's and `cc1`'s starts and the parse, 6 the back
-//! end's initialisation, 4 the `-O2` passes, 2 `as`), not building the
-//! module. The jail's tree is made once per server ([`Jail::new`]).
+//! and wasm-ld load and relocate libLLVM), not reading or building the
+//! program: check 5 is gcc's front end alone, since gcc's object never
+//! played (its back end, `-O2` passes and `as` were two thirds of a
+//! small strategy's `gcc -c`). The jail's tree is made once per server ([`Jail::new`]).
 //! An accepted outcome is kept by source ([`ModuleCache`], key
 //! [`cache_key`]): the same source with the same settings and tools gets
 //! it again without a process.
@@ -73,7 +72,7 @@ pub use self::runtime::{compiler_helpers, runtime_wasm_object};
 use self::runtime::{helpers_archive, runtime_symbols};
 use super::diagnostic::{Check, Diagnostic};
 pub use super::gcc::GccStart;
-use super::gcc::{Gcc, GccRun, Input, OBJECT_NAME, PREPROCESSED_NAME, SOURCE_NAME};
+use super::gcc::{Gcc, GccRun, Input, Messages, OBJECT_NAME, PREPROCESSED_NAME, SOURCE_NAME};
 use super::lex;
 use super::source;
 use super::symbols;
@@ -118,9 +117,9 @@ pub struct CompileConfig {
     /// The wasm tools to build with; `None`: [`wasm::Toolchain::find`]'s
     /// (the newest LLVM installed, its grounds seen once per process).
     pub toolchain: Option<wasm::Toolchain>,
-    /// How `gcc -E` and `gcc -c` start: their programs directly (the
-    /// default, one start fewer each), or through the driver (the same
-    /// text, object and report: [`GccStart::Cc1`]).
+    /// How gcc's runs start: their programs directly (the default, one
+    /// start fewer each), or through the driver (the same text, object
+    /// and report: [`GccStart::Cc1`]).
     pub gcc_start: GccStart,
     /// When wasm-ld is given the builtins archive: only where an object
     /// calls one of its helpers (the same module, [`wasm::BuiltinsLink`]).
@@ -153,12 +152,6 @@ impl CompileConfig {
     }
 }
 
-/// gcc's object's static data above which the compile service refuses a
-/// program before clang builds it (clang writes zero-initialised data out
-/// as bytes: past about 16 MB it meets its limits). Below it, clang and
-/// wasm-ld run and the report gives wasm-ld's exact figure.
-const EARLY_GUARD_BYTES: u64 = 8 << 20;
-
 /// Runs the checks on `source` and compiles it (an accepted source
 /// compiled before with the same settings and tools: its stored outcome,
 /// [`ModuleCache::global`]).
@@ -171,8 +164,9 @@ pub fn compile(source: &[u8], cfg: &CompileConfig) -> Result<Outcome, CompileErr
 pub enum Tool {
     /// `gcc -E`: the preprocessed text.
     GccPreprocess,
-    /// `gcc -c` (its `cc1` and then `as`), and `gcc -c -w` when the errors
-    /// drowned in warnings: check 5.
+    /// `gcc -fsyntax-only` (its `cc1`), and again with `-w` when the
+    /// errors drowned in warnings: check 5; `gcc -c -w` where check 6's
+    /// words need gcc's object.
     Gcc,
     /// `clang -E` of the preprocessed text: it is left as it is (not run
     /// where the text cannot change under it).
@@ -309,10 +303,6 @@ struct Pass<'a> {
     written: HashSet<String>,
     /// The CPU time of each tool run so far.
     tools: Vec<(Tool, Duration)>,
-    /// The names under `__builtin_` gcc's object calls: builtins gcc does
-    /// not know (check 6 says so when it refuses them, as every builtin
-    /// off the list: [`Pass::reserved_names`]).
-    unknown_to_gcc: Vec<String>,
     /// Whether clang's object calls a helper of the builtins archive
     /// (read by check 6: [`Pass::library`]); the link is given the
     /// archive where it or the runtime does.
@@ -360,7 +350,6 @@ impl<'a> Pass<'a> {
             verdicts: Verdicts::default(),
             written: HashSet::new(),
             tools: Vec::new(),
-            unknown_to_gcc: Vec::new(),
             calls_helpers: CallsHelpers::Yes,
             toolchain,
         }
@@ -388,7 +377,7 @@ impl<'a> Pass<'a> {
         if !self.gcc(&gcc)? {
             return Ok(None);
         }
-        if !self.reserved_names()? {
+        if !self.reserved_names(&gcc)? {
             return Ok(None);
         }
         let tools = (self.toolchain.clone())
@@ -589,17 +578,19 @@ impl<'a> Pass<'a> {
         !far
     }
 
-    /// Check 5: gcc compiles the preprocessed text (its messages are the
-    /// report's; of its object only the builtins gcc did not know, for
-    /// check 6, and the size of its static data, for the memory guard, are
-    /// read).
+    /// Check 5: gcc's front end reads the preprocessed text (its
+    /// messages are the report's; `gcc -fsyntax-only`, nothing written).
+    /// Static data too large for the memory are refused where the program
+    /// that plays is built: by wasm-ld's layout with its exact figure, or,
+    /// past what the jail lets clang write or hold, by clang's limits
+    /// (`clang`), which bound what such a program costs.
     fn gcc(&mut self, gcc: &Gcc<'_>) -> Result<bool, CompileError> {
-        let mut cc = gcc.compile(Input::Preprocessed, PREPROCESSED_NAME, OBJECT_NAME)?;
+        let mut cc = gcc.check(Messages::All)?;
         self.tools.push((Tool::Gcc, cc.cpu));
         let cut_note = "more bytes of compiler messages cut";
         if !cc.ok && cc.limit_hit.is_none() && cc.messages.contains(cut_note) {
             // The errors drowned in warnings: ask again for the errors alone.
-            let quiet = gcc.compile_quiet(Input::Preprocessed, PREPROCESSED_NAME, OBJECT_NAME)?;
+            let quiet = gcc.check(Messages::ErrorsOnly)?;
             self.tools.push((Tool::Gcc, quiet.cpu));
             let cut = cc.messages.lines().rev().find(|l| l.contains(cut_note));
             cc.messages = format!(
@@ -616,25 +607,26 @@ impl<'a> Pass<'a> {
             return Ok(false);
         }
         self.verdicts.set(Check::Compiler, Verdict::Passed);
-        // A cheap guard before clang, which writes zero-initialised arrays
-        // out as zeros (tens of megabytes of them cost it its limits):
-        // x86-64's static data are at most twice wasm32's, so data beyond
-        // twice the limit never fit. Below `EARLY_GUARD_BYTES` clang builds
-        // the program and wasm-ld's exact figure is the one the report
-        // gives (the guard's is only a lower bound).
-        let limit = self.cfg.memory_limit;
-        let object = gcc.get(OBJECT_NAME)?;
-        self.unknown_to_gcc = super::gcc::unknown_builtins(&object).unwrap_or_default();
-        if let Some(x86) = super::gcc::static_data_bytes(&object) {
-            if x86 > (2 * limit).max(EARLY_GUARD_BYTES) {
-                let needed = x86 / 2 + wasm::SHADOW_STACK_BYTES;
-                self.reject(memory_message(needed, limit, false));
-                self.verdicts
-                    .skip_rest("the program does not fit into memory (check 5)");
-                return Ok(false);
-            }
-        }
         Ok(true)
+    }
+
+    /// The builtins gcc does not know among those the text names off the
+    /// list (check 6's words for them): `gcc -c -w` of the checked text,
+    /// its object's calls ([`super::gcc::unknown_builtins`]). Run only
+    /// where the text names such a builtin, so only on a rejection's way;
+    /// none where gcc's back end fails on the text (the words then are the
+    /// general ones).
+    fn unknown_to_gcc(&mut self, gcc: &Gcc<'_>) -> Result<Vec<String>, CompileError> {
+        if !check6::names_a_builtin_off_the_list(&self.written) {
+            return Ok(Vec::new());
+        }
+        let cc = gcc.compile_quiet(Input::Preprocessed, PREPROCESSED_NAME, OBJECT_NAME)?;
+        self.tools.push((Tool::Gcc, cc.cpu));
+        if !cc.ok {
+            return Ok(Vec::new());
+        }
+        let object = gcc.get(OBJECT_NAME)?;
+        Ok(super::gcc::unknown_builtins(&object).unwrap_or_default())
     }
 
     /// Check 6 before clang: the program names none of the linker's own
@@ -647,12 +639,13 @@ impl<'a> Pass<'a> {
     /// team E13).
     /// Nor any other reserved identifier off the keywords both read alike
     /// (clang's `__c11_atomic_load` inside `__typeof__`: H14).
-    fn reserved_names(&mut self) -> Result<bool, CompileError> {
+    fn reserved_names(&mut self, gcc: &Gcc<'_>) -> Result<bool, CompileError> {
+        let unknown_to_gcc = self.unknown_to_gcc(gcc)?;
         let uses = FirstUses::new(&self.text, self.r.description.as_ref());
         let helpers = compiler_helpers()?;
         let found = names_in_text(
             &self.written,
-            &self.unknown_to_gcc,
+            &unknown_to_gcc,
             &helpers,
             &uses,
             self.cfg.memory_limit,
@@ -905,7 +898,7 @@ impl<'a> Pass<'a> {
         let (needed, calls) = link_findings(&problems, &uses);
         if let Some(needed) = needed {
             self.r.image_bytes = Some(needed);
-            self.reject(memory_message(needed, limit, true));
+            self.reject(memory_message(needed, limit));
         }
         if !calls.is_empty() {
             self.r.diagnostics.extend(calls);

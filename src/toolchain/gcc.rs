@@ -2,10 +2,12 @@
 //!
 //! Knows the flags of check 5 ("must be compilable with gcc"): pure
 //! freestanding C, no headers, no builtins (so that `log2` is the
-//! runtime's integer routine), no stack protector or PIC; gcc's object
-//! does not play (the program that plays is clang's, [`super::wasm`]):
-//! its messages are what a participant reads, and the size of its static
-//! data ([`static_data_bytes`]) is a cheap guard before clang. It turns gcc's fate (exit
+//! runtime's integer routine), no stack protector or PIC. Check 5 is
+//! gcc's front end on the preprocessed text ([`check_command`],
+//! `-fsyntax-only`): gcc's object would not play (the program that plays
+//! is clang's, [`super::wasm`]), its messages are what a participant
+//! reads. `gcc -c` is run only where a rejection's words need its object
+//! ([`unknown_builtins`]) and by the tests. It turns gcc's fate (exit
 //! status, signals, limits) into words a participant understands, but does
 //! not decide what a rejection is: that is [`super::compile`].
 //!
@@ -36,7 +38,8 @@ pub const SOURCE_NAME: &str = "strategy.c";
 /// read and both compilers build.
 pub const PREPROCESSED_NAME: &str = "strategy.i";
 
-/// gcc's object in the work folder (check 5's `gcc -c`).
+/// gcc's object in the work folder (the `gcc -c` a rejection's words
+/// may need: [`unknown_builtins`]).
 pub const OBJECT_NAME: &str = "strategy.o";
 
 /// The contest runtime, linked with every strategy.
@@ -47,7 +50,8 @@ pub const RUNTIME_H: &str = include_str!("../runtime/knobellib.h");
 /// The gcc the jail runs.
 pub const GCC: &str = "/usr/bin/gcc";
 
-/// How gcc is started in the jail, for `gcc -E` and `gcc -c` alike.
+/// How gcc is started in the jail, for `gcc -E`, check 5's
+/// `gcc -fsyntax-only` and `gcc -c` alike.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum GccStart {
     /// The driver, which starts `cc1` (and for `gcc -c` then `as`) as its
@@ -58,8 +62,9 @@ pub enum GccStart {
     /// The driver's programs themselves, one after the other as the
     /// jail's commands, with the arguments the driver gives them (asked
     /// once per process, `gcc -###`: [`cc1_preprocess_argv`],
-    /// [`compile_programs`]): `cc1 -E` for `gcc -E`; `cc1` to assembler
-    /// text, then `as`, for `gcc -c`. One program started fewer, about
+    /// [`cc1_check_argv`], [`compile_programs`]): `cc1 -E` for `gcc -E`;
+    /// `cc1 -fsyntax-only` for check 5; `cc1` to assembler text, then
+    /// `as`, for `gcc -c`. One program started fewer, about
     /// 2 ms of CPU a run less. Each is the jail init's child, so a limit
     /// it meets is told by its own wait status, as the kernel gave it
     /// (`SIGXFSZ`, `SIGXCPU`), never by words; the words the driver would
@@ -371,25 +376,6 @@ fn ask_drivers_words(driver: &[&str], program: &str, signal: i32) -> Option<Stri
     (!out.status.success() && !words.is_empty()).then_some(words)
 }
 
-/// The bytes of static data (initialised, zero-initialised and read-only:
-/// the sections that occupy memory and hold no code) of gcc's x86-64 ELF
-/// object. `None`: not such an object. Reads only the section headers.
-pub fn static_data_bytes(elf: &[u8]) -> Option<u64> {
-    use object::elf::{SHF_ALLOC, SHF_EXECINSTR};
-    use object::{Object, ObjectSection, SectionFlags};
-    let file = object::File::parse(elf).ok()?;
-    if file.format() != object::BinaryFormat::Elf {
-        return None;
-    }
-    let data =
-        |flags: u64| flags & u64::from(SHF_ALLOC) != 0 && flags & u64::from(SHF_EXECINSTR) == 0;
-    Some(
-        file.sections()
-            .filter(|s| matches!(s.flags(), SectionFlags::Elf { sh_flags } if data(sh_flags)))
-            .fold(0u64, |total, s| total.saturating_add(s.size())),
-    )
-}
-
 /// The names under `__builtin_` that gcc's x86-64 ELF object calls
 /// without defining: names gcc does not know as builtins (one it knows it
 /// builds in place, or calls by its library name, never by this one), so
@@ -467,8 +453,8 @@ impl LimitHit {
 pub struct Gcc<'j> {
     jail: &'j Jail,
     limits: JailLimits,
-    /// How `gcc -c` starts ([`Gcc::started`]); `gcc -E` is told at each
-    /// call.
+    /// How check 5's gcc and `gcc -c` start ([`Gcc::started`]); `gcc -E`
+    /// is told at each call.
     start: GccStart,
 }
 
@@ -488,7 +474,60 @@ pub fn preprocess_command() -> Vec<&'static str> {
     cc_argv(&[GCC, "-E"], Input::Source, SOURCE_NAME, PREPROCESSED_NAME)
 }
 
-/// The `gcc -c` a compile runs on the preprocessed text (check 5).
+/// Which of gcc's messages a run gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Messages {
+    /// Its errors and its warnings.
+    All,
+    /// Its errors alone (`-w`): asked again when the errors drowned in
+    /// warnings.
+    ErrorsOnly,
+}
+
+/// Check 5's gcc: its front end reads the preprocessed text
+/// (`-fsyntax-only`), as `gcc -c` reads it, and writes nothing. The
+/// same messages as `gcc -c` for every test source
+/// (`gccs_front_end_gives_every_test_source_the_messages_of_gcc_c`) but
+/// those of its optimiser and back end (`-Waggressive-loop-optimizations`;
+/// a call of a function declared `__attribute__((error))`, which clang
+/// refuses too): about a third of `gcc -c`'s CPU, no back end started,
+/// no `as`.
+pub fn check_command(messages: Messages) -> Vec<&'static str> {
+    let mut argv = vec![GCC, "-fsyntax-only"];
+    if messages == Messages::ErrorsOnly {
+        argv.push("-w");
+    }
+    argv.extend_from_slice(&["-x", Input::Preprocessed.language()]);
+    argv.extend_from_slice(CFLAGS);
+    argv.push(PREPROCESSED_NAME);
+    argv
+}
+
+/// The `cc1` command gcc's driver runs for `driver`, one of the two
+/// [`check_command`]s, as the driver gives it (`gcc -###`, in the jail's
+/// environment), asked once per process and command. `None`: another
+/// command, or the driver runs anything but one `cc1` reading the
+/// preprocessed text without writing a file.
+pub fn cc1_check_argv(driver: &[&str]) -> Option<&'static [String]> {
+    let messages = [Messages::All, Messages::ErrorsOnly]
+        .into_iter()
+        .find(|m| driver == check_command(*m).as_slice())?;
+    static ARGV: Memo<Messages, Option<&'static [String]>> = Memo::new();
+    ARGV.get_or_compute(messages, || {
+        let argv = driver_commands(&drivers_plan(driver)?)?;
+        let at = |a: &str| argv.iter().position(|x| x == a);
+        // cc1 reads the checked text and writes nothing: its only file
+        // argument after `-o` is the null device, never the work folder.
+        at("-fsyntax-only")?;
+        at(PREPROCESSED_NAME)?;
+        (argv.get(at("-o")? + 1)? == "/dev/null").then_some(())?;
+        Some(&*argv.leak())
+    })
+}
+
+/// A `gcc -c` of the preprocessed text: the object whose programs
+/// [`cc1_programs`] names; its `-w` twin gives the object a rejection's
+/// words may read ([`unknown_builtins`]).
 pub fn compile_command() -> Vec<&'static str> {
     cc_argv(
         &[GCC, "-c"],
@@ -507,10 +546,12 @@ pub fn cc1_programs() -> &'static [std::path::PathBuf] {
     static FOUND: std::sync::OnceLock<Vec<std::path::PathBuf>> = std::sync::OnceLock::new();
     FOUND.get_or_init(|| {
         let preprocess = cc1_preprocess_argv(&preprocess_command()).and_then(|argv| argv.first());
+        let check = cc1_check_argv(&check_command(Messages::All)).and_then(|argv| argv.first());
         let compile = compile_programs(&compile_command()).and_then(|p| p.cc1.first().cloned());
         let mut found: Vec<std::path::PathBuf> = preprocess
-            .cloned()
             .into_iter()
+            .chain(check)
+            .cloned()
             .chain(compile)
             .map(std::path::PathBuf::from)
             .collect();
@@ -539,8 +580,8 @@ impl<'j> Gcc<'j> {
         }
     }
 
-    /// This gcc with `gcc -c` started as `start` says (the same object and
-    /// report either way).
+    /// This gcc with check 5's gcc and `gcc -c` started as `start` says
+    /// (the same object and report either way).
     pub fn started(self, start: GccStart) -> Self {
         Gcc { start, ..self }
     }
@@ -574,7 +615,22 @@ impl<'j> Gcc<'j> {
             GccStart::Driver => None,
         };
         match cc1 {
-            Some(cc1) => self.run_programs(&driver, &[cc1], None, out),
+            Some(cc1) => self.run_programs(&driver, &[cc1], None, Some(out)),
+            None => self.run(&driver),
+        }
+    }
+
+    /// Check 5's gcc ([`check_command`]): its front end on the
+    /// preprocessed text, its messages; started as [`Gcc::started`] says
+    /// (`cc1` directly or the driver: the same report either way).
+    pub fn check(&self, messages: Messages) -> Result<GccRun, JailError> {
+        let driver = check_command(messages);
+        let cc1 = match self.start {
+            GccStart::Cc1 => cc1_check_argv(&driver),
+            GccStart::Driver => None,
+        };
+        match cc1 {
+            Some(cc1) => self.run_programs(&driver, &[cc1], None, None),
             None => self.run(&driver),
         }
     }
@@ -597,7 +653,12 @@ impl<'j> Gcc<'j> {
             GccStart::Driver => None,
         };
         match programs {
-            Some(p) => self.run_programs(driver, &[&p.cc1, &p.assembler], Some(&p.asm_file), out),
+            Some(p) => self.run_programs(
+                driver,
+                &[&p.cc1, &p.assembler],
+                Some(&p.asm_file),
+                Some(out),
+            ),
             None => self.run(driver),
         }
     }
@@ -614,7 +675,8 @@ impl<'j> Gcc<'j> {
     /// the driver runs them, each the jail's command: one after the other,
     /// the next only once the one before exited 0, their messages one
     /// stream within the output cap, `temporary` (the assembler text)
-    /// removed at the end and `out` when a program exited 1. A limit is told
+    /// removed at the end and `out` (if it writes one) when a program
+    /// exited 1. A limit is told
     /// by the wait status of the program that met it, as the kernel gave
     /// it, never by words; a program ended by a signal gets the driver's
     /// own words on it ([`drivers_words`]) after its messages, as through
@@ -633,7 +695,7 @@ impl<'j> Gcc<'j> {
         driver: &[&str],
         programs: &[&[String]],
         temporary: Option<&str>,
-        out: &str,
+        out: Option<&str>,
     ) -> Result<GccRun, JailError> {
         let mut all: Option<JailOutput> = None;
         let mut ended = None;
@@ -684,7 +746,11 @@ impl<'j> Gcc<'j> {
         }
         match ended {
             None => {}
-            Some((_, JailExit::Exited(1), _)) => self.remove(out)?,
+            Some((_, JailExit::Exited(1), _)) => {
+                if let Some(out) = out {
+                    self.remove(out)?;
+                }
+            }
             Some((program, JailExit::Signaled(signal), _)) => {
                 // The kernel's signal is the verdict; the driver's words on
                 // it follow the program's messages, as in its stream (and
@@ -1352,5 +1418,27 @@ mod tests {
         }
         let other = cc_argv(&[GCC, "-E"], Input::Source, "probe.c", PREPROCESSED_NAME);
         assert_eq!(cc1_preprocess_argv(&other), None);
+    }
+
+    #[test]
+    fn check_5s_cc1_reads_the_checked_text_and_writes_nothing() {
+        for messages in [Messages::All, Messages::ErrorsOnly] {
+            let cc1 = cc1_check_argv(&check_command(messages)).expect("gcc's driver names its cc1");
+            assert!(cc1[0].ends_with("/cc1"));
+            let at = |a: &str| cc1.iter().position(|x| x == a);
+            assert!(at("-fsyntax-only").is_some() && at("-fpreprocessed").is_some());
+            assert!(at(PREPROCESSED_NAME).is_some());
+            assert_eq!(cc1[at("-o").unwrap() + 1], "/dev/null");
+            assert_eq!(at("-w").is_some(), messages == Messages::ErrorsOnly);
+            for flag in CFLAGS
+                .iter()
+                .filter(|f| f.starts_with("-W") || f.starts_with("-fmax"))
+            {
+                assert!(at(flag).is_some(), "{flag} not passed to cc1: {cc1:?}");
+            }
+        }
+        let mut other = check_command(Messages::All);
+        other.push("-DX");
+        assert_eq!(cc1_check_argv(&other), None);
     }
 }

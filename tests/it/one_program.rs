@@ -12,10 +12,12 @@ use std::time::{Duration, Instant};
 use knobeln::referee::{GameSeeds, Referee, RefereeError};
 use knobeln::sandbox::jail::{Jail, JailLimits};
 use knobeln::toolchain::compile::{
-    compile_measured, CompileConfig, ModuleCache, Outcome, Profile, Tool,
+    compile_measured, CompileConfig, ModuleCache, Outcome, Profile, Tool, Verdict,
 };
 use knobeln::toolchain::diagnostic::Check;
-use knobeln::toolchain::gcc::{Gcc, GccRun, GccStart, Input, PREPROCESSED_NAME, SOURCE_NAME};
+use knobeln::toolchain::gcc::{
+    Gcc, GccRun, GccStart, Input, Messages, PREPROCESSED_NAME, SOURCE_NAME,
+};
 use knobeln::toolchain::wasm::{
     check_object, clangs_preprocessing_cannot_change, preprocessing_difference, BuiltinsInput,
     BuiltinsLink, Llvm, SkipGrounds, Toolchain,
@@ -310,6 +312,84 @@ fn where_clangs_preprocessing_is_skipped_it_would_have_changed_nothing() {
         );
     }
     assert!(skipped >= 20 && kept >= 5, "skipped {skipped}, kept {kept}");
+}
+
+/// Check 5 is gcc's front end alone (`gcc -fsyntax-only`): for every C
+/// source of the tests that reaches check 5 it says what `gcc -c` of the
+/// same preprocessed text says, errors, warnings and fate alike (two that
+/// do not reach it differ: `asm_incbin.c`'s assembler text, which only
+/// `gcc -c`'s `as` reads, refused at check 2; `macro_megabytes.c`, whose
+/// back end needs more than the jail's memory, refused at check 3). Where the two differ is known and
+/// written here: the messages of gcc's optimiser and back end, which the
+/// front end never runs.
+#[test]
+fn gccs_front_end_gives_every_test_source_the_messages_of_gcc_c() {
+    let limits = JailLimits {
+        wall: crate::common::TEST_JAIL_WALL,
+        ..JailLimits::default()
+    };
+    let mut compared = 0;
+    let mut differ = Vec::new();
+    for path in test_c_sources() {
+        let src = std::fs::read(&path).unwrap();
+        let reached = compile_source(&src, Profile::Submission)
+            .report()
+            .verdict(Check::Compiler)
+            .is_some_and(|v| matches!(v, Verdict::Passed | Verdict::Failed));
+        if !reached {
+            continue;
+        }
+        let jail = Jail::new().unwrap();
+        let gcc = Gcc::new(&jail, limits);
+        gcc.put(SOURCE_NAME, &src).unwrap();
+        let pre = gcc
+            .preprocess(SOURCE_NAME, PREPROCESSED_NAME, GccStart::Cc1)
+            .unwrap();
+        if !pre.ok {
+            // Refused at its preprocessing (check 5's verdict too).
+            continue;
+        }
+        let object = gcc
+            .compile(Input::Preprocessed, PREPROCESSED_NAME, "strategy.o")
+            .unwrap();
+        let front = gcc.check(Messages::All).unwrap();
+        compared += 1;
+        let fate = |r: &GccRun| (r.ok, r.messages.clone(), r.limit_hit.clone());
+        if fate(&object) != fate(&front) {
+            differ.push(format!(
+                "{}: gcc -c {:?}, its front end {:?}",
+                path.display(),
+                fate(&object),
+                fate(&front)
+            ));
+        }
+    }
+    assert!(compared >= 50, "only {compared} sources compared");
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+
+    // What only the optimiser and the back end say: an out-of-bounds
+    // loop's warning, and a call of a function declared with an error
+    // (which clang, building the program that plays, refuses too).
+    let jail = Jail::new().unwrap();
+    let gcc = Gcc::new(&jail, limits);
+    for (text, words) in [
+        (
+            "int a[10];\nint f(void) { int i, s = 0; for (i = 0; i <= 10; i++) s += a[i] * i; return s; }\n",
+            "-Waggressive-loop-optimizations",
+        ),
+        (
+            "__attribute__((error(\"no\"))) void bad(void);\nvoid h(void) { bad(); }\n",
+            "declared with attribute error",
+        ),
+    ] {
+        gcc.put(PREPROCESSED_NAME, text.as_bytes()).unwrap();
+        let object = gcc
+            .compile(Input::Preprocessed, PREPROCESSED_NAME, "strategy.o")
+            .unwrap();
+        let front = gcc.check(Messages::All).unwrap();
+        assert!(object.messages.contains(words), "{}", object.messages);
+        assert!(front.ok && !front.messages.contains(words), "{}", front.messages);
+    }
 }
 
 /// Every C source of the tests and of the runtime (at any depth).

@@ -35,14 +35,29 @@ const LEFT_TO_CLANG: &[&str] = &["_Float16"];
 /// alike, wherever it is written (red team E13: inside `__typeof__` gcc
 /// took an unknown builtin for a function returning `int`);
 /// `unknown_to_gcc` (the `__builtin_` names gcc's object calls: gcc took
-/// each for an unknown function, clang builds its builtin) only chooses
-/// the words. Nor a type only clang knows ([`TYPES_ONLY_CLANG_KNOWS`]).
+/// each for an unknown function, clang builds its builtin; asked of gcc
+/// only where [`names_a_builtin_off_the_list`]) only chooses the words. Nor a type only clang knows ([`TYPES_ONLY_CLANG_KNOWS`]).
 /// Nor any other reserved identifier off [`builtins::KEYWORDS`] (clang's
 /// builtins outside `__builtin_`: `__c11_atomic_load`,
 /// `__arithmetic_fence`, the type traits; H14), but the names other
 /// findings of check 6 judge with their own words (the compiler's helpers
 /// in `helpers`, the linker's names, [`LEFT_TO_CLANG`]).
 /// `written`: the identifiers of the preprocessed text.
+/// The `__builtin_` names of `written` off [`builtins::BUILTINS`] (but
+/// WebAssembly's, which check 6 words apart).
+fn builtins_off_the_list(written: &HashSet<String>) -> impl Iterator<Item = &String> {
+    written
+        .iter()
+        .filter(|n| n.starts_with("__builtin_") && !n.starts_with("__builtin_wasm_"))
+        .filter(|n| !builtins::allowed(n))
+}
+
+/// Whether `written` names a builtin [`names_in_text`] refuses as off
+/// the list: only then are its words chosen by what gcc knows.
+pub(super) fn names_a_builtin_off_the_list(written: &HashSet<String>) -> bool {
+    builtins_off_the_list(written).next().is_some()
+}
+
 pub(super) fn names_in_text(
     written: &HashSet<String>,
     unknown_to_gcc: &[String],
@@ -105,11 +120,7 @@ pub(super) fn names_in_text(
     // Every other builtin the text names must be on the list of those
     // both compilers know alike: wherever it is written, evaluated or not
     // (inside `__typeof__` or `sizeof` gcc calls nothing, red team E13).
-    let mut off_list: Vec<&String> = written
-        .iter()
-        .filter(|n| n.starts_with("__builtin_") && !n.starts_with("__builtin_wasm_"))
-        .filter(|n| !builtins::allowed(n))
-        .collect();
+    let mut off_list: Vec<&String> = builtins_off_the_list(written).collect();
     off_list.sort();
     for name in off_list {
         let message = if unknown_to_gcc.contains(name) {

@@ -32,17 +32,11 @@ pub(super) fn llvm_crash(messages: &str) -> Option<String> {
 
 /// The participant's words for a program whose static data and stack do
 /// not fit into its memory (wasm-ld said it needs `needed` bytes).
-/// `exact`: wasm-ld's figure; otherwise a lower bound (from gcc's object).
-pub(super) fn memory_message(needed: u64, limit: u64, exact: bool) -> String {
+pub(super) fn memory_message(needed: u64, limit: u64) -> String {
     let stack = wasm::SHADOW_STACK_BYTES;
-    let (about, are) = if exact {
-        ("about", "are")
-    } else {
-        ("at least", "are at least")
-    };
     format!(
         "the program does not fit into the memory limit of {} kB (requirement 5): it needs \
-         {about} {} kB (its static data {are} {} kB, and it has {} kB of stack for its own \
+         about {} kB (its static data are {} kB, and it has {} kB of stack for its own \
          use); make static arrays smaller by at least {} kB",
         limit / 1024,
         needed.div_ceil(1024),

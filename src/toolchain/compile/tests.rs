@@ -162,7 +162,7 @@ fn check_6_says_what_to_do_about_atomic_routines() {
 
 #[test]
 fn the_memory_message_says_what_is_needed_and_by_how_much_to_shrink() {
-    let m = memory_message(1_065_544, 1 << 20, true);
+    let m = memory_message(1_065_544, 1 << 20);
     assert_eq!(
         m,
         "the program does not fit into the memory limit of 1024 kB (requirement 5): it needs \
