@@ -489,8 +489,8 @@ pub enum Messages {
 /// same messages as `gcc -c` for every test source
 /// (`gccs_front_end_gives_every_test_source_the_messages_of_gcc_c`) but
 /// those of its optimiser and back end (`-Waggressive-loop-optimizations`;
-/// a call of a function declared `__attribute__((error))`, which clang
-/// refuses too): about a third of `gcc -c`'s CPU, no back end started,
+/// a call of a function declared `__attribute__((error))`, an attribute
+/// check 2 refuses before): about a third of `gcc -c`'s CPU, no back end started,
 /// no `as`.
 pub fn check_command(messages: Messages) -> Vec<&'static str> {
     let mut argv = vec![GCC, "-fsyntax-only"];

@@ -291,3 +291,16 @@ pub fn visible_text(html: &str) -> String {
     tag.replace_all(&hidden.replace_all(html, ""), "")
         .into_owned()
 }
+
+/// `data` in base64 (the `base64` crate's), in lines of 76 characters
+/// joined by `eol`, as a mail's body part carries it.
+pub fn base64_lines(data: &[u8], eol: &str) -> String {
+    use base64::Engine;
+    let text = base64::engine::general_purpose::STANDARD.encode(data);
+    let lines: Vec<&str> = text
+        .as_bytes()
+        .chunks(76)
+        .map(|l| std::str::from_utf8(l).unwrap())
+        .collect();
+    lines.join(eol)
+}

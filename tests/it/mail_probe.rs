@@ -70,14 +70,7 @@ fn never_coming(size: usize, head: &str, first_line: &str) -> Vec<u8> {
 
 /// `data` in base64, in lines of 76 characters.
 fn base64(data: &[u8]) -> String {
-    use base64::Engine;
-    let text = base64::engine::general_purpose::STANDARD.encode(data);
-    let lines: Vec<&str> = text
-        .as_bytes()
-        .chunks(76)
-        .map(|l| std::str::from_utf8(l).unwrap())
-        .collect();
-    lines.join("\r\n")
+    crate::common::base64_lines(data, "\r\n")
 }
 
 /// The long boundary inside a nested message in base64: `mail-parser`

@@ -369,7 +369,7 @@ fn gccs_front_end_gives_every_test_source_the_messages_of_gcc_c() {
 
     // What only the optimiser and the back end say: an out-of-bounds
     // loop's warning, and a call of a function declared with an error
-    // (which clang, building the program that plays, refuses too).
+    // (an attribute check 2 refuses before gcc runs).
     let jail = Jail::new().unwrap();
     let gcc = Gcc::new(&jail, limits);
     for (text, words) in [

@@ -82,24 +82,7 @@ fn attached_compile(c: &Contest, team: &str, auth: &str, n: u32) -> PathBuf {
 }
 
 fn base64(data: &[u8]) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for (i, c) in data.chunks(3).enumerate() {
-        if i > 0 && i % 19 == 0 {
-            out.push_str("\r\n");
-        }
-        let n = (c[0] as u32) << 16
-            | (*c.get(1).unwrap_or(&0) as u32) << 8
-            | *c.get(2).unwrap_or(&0) as u32;
-        for k in 0..4 {
-            if k <= c.len() {
-                out.push(T[(n >> (18 - 6 * k) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
+    crate::common::base64_lines(data, "\r\n")
 }
 
 /// Every file under `dir`, recursively.
