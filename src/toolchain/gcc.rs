@@ -340,9 +340,15 @@ pub fn drivers_words(driver: &[&str], program: &str, signal: i32) -> Option<Stri
 fn ask_drivers_words(driver: &[&str], program: &str, signal: i32) -> Option<String> {
     use std::os::unix::fs::PermissionsExt;
     let n = driver.len();
-    if n < 4 || driver[n - 2] != "-o" {
+    // The input: before `-o OUT`, or last where nothing is written
+    // (check 5's `-fsyntax-only`).
+    let input = if n >= 4 && driver[n - 2] == "-o" {
+        driver[n - 3]
+    } else if n >= 2 && driver.contains(&"-fsyntax-only") {
+        driver[n - 1]
+    } else {
         return None;
-    }
+    };
     let dir = tempfile::tempdir().ok()?;
     let stand_in = concat!(
         "#!/bin/sh\n",
@@ -354,7 +360,7 @@ fn ask_drivers_words(driver: &[&str], program: &str, signal: i32) -> Option<Stri
         std::fs::write(&at, stand_in).ok()?;
         std::fs::set_permissions(&at, std::fs::Permissions::from_mode(0o755)).ok()?;
     }
-    std::fs::write(dir.path().join(driver[n - 3]), b"").ok()?;
+    std::fs::write(dir.path().join(input), b"").ok()?;
     let out = std::process::Command::new(driver[0])
         .arg(format!("-B{}/", dir.path().display()))
         .args(&driver[1..])
@@ -1353,6 +1359,14 @@ mod tests {
         let words = drivers_words(&driver, "as", libc::SIGXCPU).expect("the driver answers");
         assert!(
             words.contains("CPU time limit exceeded signal terminated program as"),
+            "{words}"
+        );
+        // Check 5's run writes nothing (no `-o`): its driver is asked too
+        // (red team, 2026-12-05: its cc1's end had lost the driver's words).
+        let check = check_command(Messages::All);
+        let words = drivers_words(&check, "cc1", libc::SIGXCPU).expect("the driver answers");
+        assert!(
+            words.contains("CPU time limit exceeded signal terminated program cc1"),
             "{words}"
         );
     }
