@@ -494,10 +494,12 @@ pub enum Messages {
 /// (`-fsyntax-only`), as `gcc -c` reads it, and writes nothing. The
 /// same messages as `gcc -c` for every test source
 /// (`gccs_front_end_gives_every_test_source_the_messages_of_gcc_c`) but
-/// those of its optimiser and back end (`-Waggressive-loop-optimizations`;
-/// a call of a function declared `__attribute__((error))`, an attribute
-/// check 2 refuses before): about a third of `gcc -c`'s CPU, no back end started,
-/// no `as`.
+/// those gcc gives only while building an object, at `-O0` too (a loop
+/// past an array's end, a `noreturn` function that returns, an ignored
+/// `warn_unused_result`, `-Wstringop-overflow`, …; a call of a function
+/// declared `__attribute__((error))`, an attribute check 2 refuses
+/// before): about a third of `gcc -c`'s CPU, no back end started, no
+/// `as`.
 pub fn check_command(messages: Messages) -> Vec<&'static str> {
     let mut argv = vec![GCC, "-fsyntax-only"];
     if messages == Messages::ErrorsOnly {
@@ -531,34 +533,20 @@ pub fn cc1_check_argv(driver: &[&str]) -> Option<&'static [String]> {
     })
 }
 
-/// A `gcc -c` of the preprocessed text: the object whose programs
-/// [`cc1_programs`] names; its `-w` twin gives the object a rejection's
-/// words may read ([`unknown_builtins`]).
-pub fn compile_command() -> Vec<&'static str> {
-    cc_argv(
-        &[GCC, "-c"],
-        Input::Preprocessed,
-        PREPROCESSED_NAME,
-        OBJECT_NAME,
-    )
-}
-
 /// The `cc1` programs a compile starts directly, as gcc's driver names
-/// them for [`preprocess_command`] and [`compile_command`]: one program
+/// them for [`preprocess_command`] and [`check_command`]: one program
 /// (named by the same path) on every gcc seen. Found once per process,
 /// as the driver's answers are ([`cc1_preprocess_argv`],
-/// [`compile_programs`]).
+/// [`cc1_check_argv`]). The `gcc -c` a rejection's words may need is
+/// not asked of the driver at start-up for it: its `cc1` is the same.
 pub fn cc1_programs() -> &'static [std::path::PathBuf] {
     static FOUND: std::sync::OnceLock<Vec<std::path::PathBuf>> = std::sync::OnceLock::new();
     FOUND.get_or_init(|| {
         let preprocess = cc1_preprocess_argv(&preprocess_command()).and_then(|argv| argv.first());
         let check = cc1_check_argv(&check_command(Messages::All)).and_then(|argv| argv.first());
-        let compile = compile_programs(&compile_command()).and_then(|p| p.cc1.first().cloned());
         let mut found: Vec<std::path::PathBuf> = preprocess
             .into_iter()
             .chain(check)
-            .cloned()
-            .chain(compile)
             .map(std::path::PathBuf::from)
             .collect();
         found.dedup();
@@ -620,10 +608,7 @@ impl<'j> Gcc<'j> {
             GccStart::Cc1 => cc1_preprocess_argv(&driver),
             GccStart::Driver => None,
         };
-        match cc1 {
-            Some(cc1) => self.run_programs(&driver, &[cc1], None, Some(out)),
-            None => self.run(&driver),
-        }
+        self.run_cc1(&driver, cc1, Some(out))
     }
 
     /// Check 5's gcc ([`check_command`]): its front end on the
@@ -635,9 +620,20 @@ impl<'j> Gcc<'j> {
             GccStart::Cc1 => cc1_check_argv(&driver),
             GccStart::Driver => None,
         };
+        self.run_cc1(&driver, cc1, None)
+    }
+
+    /// `driver`'s one `cc1` started directly where it is known (`cc1`),
+    /// else the driver itself; `out`, what it writes, if anything.
+    fn run_cc1(
+        &self,
+        driver: &[&str],
+        cc1: Option<&[String]>,
+        out: Option<&str>,
+    ) -> Result<GccRun, JailError> {
         match cc1 {
-            Some(cc1) => self.run_programs(&driver, &[cc1], None, None),
-            None => self.run(&driver),
+            Some(cc1) => self.run_programs(driver, &[cc1], None, out),
+            None => self.run(driver),
         }
     }
 
