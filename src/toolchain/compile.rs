@@ -583,7 +583,7 @@ impl<'a> Pass<'a> {
     /// Static data too large for the memory are refused where the program
     /// that plays is built: by wasm-ld's layout with its exact figure, or,
     /// past what the jail lets clang write or hold, by clang's limits
-    /// (`clang`), which bound what such a program costs.
+    /// ([`Pass::clang`]), which bound what such a program costs.
     fn gcc(&mut self, gcc: &Gcc<'_>) -> Result<bool, CompileError> {
         let mut cc = gcc.check(Messages::All)?;
         self.tools.push((Tool::Gcc, cc.cpu));

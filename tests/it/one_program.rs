@@ -319,9 +319,9 @@ fn where_clangs_preprocessing_is_skipped_it_would_have_changed_nothing() {
 /// same preprocessed text says, errors, warnings and fate alike (two that
 /// do not reach it differ: `asm_incbin.c`'s assembler text, which only
 /// `gcc -c`'s `as` reads, refused at check 2; `macro_megabytes.c`, whose
-/// back end needs more than the jail's memory, refused at check 3). Where the two differ is known and
-/// written here: the messages of gcc's optimiser and back end, which the
-/// front end never runs.
+/// back end needs more than the jail's memory, refused at check 3). Where
+/// the two differ is known and written here: what gcc says only while it
+/// builds an object, which the front end never does.
 #[test]
 fn gccs_front_end_gives_every_test_source_the_messages_of_gcc_c() {
     let limits = JailLimits {
