@@ -587,7 +587,7 @@ impl<'a> Pass<'a> {
     fn gcc(&mut self, gcc: &Gcc<'_>) -> Result<bool, CompileError> {
         let mut cc = gcc.check(Messages::All)?;
         self.tools.push((Tool::Gcc, cc.cpu));
-        let cut_note = "more bytes of compiler messages cut";
+        let cut_note = super::gcc::MESSAGES_CUT;
         if !cc.ok && cc.limit_hit.is_none() && cc.messages.contains(cut_note) {
             // The errors drowned in warnings: ask again for the errors alone.
             let quiet = gcc.check(Messages::ErrorsOnly)?;
@@ -692,9 +692,27 @@ impl<'a> Pass<'a> {
                 self.compiler_failed();
                 return Ok(None);
             }
+            let cut_note = super::gcc::MESSAGES_CUT;
+            if cc.limit_hit.is_none() && cc.messages.contains(cut_note) {
+                // Its warnings drowned its errors: ask again for the errors.
+                let quiet = tools.compile_errors_only(
+                    gcc,
+                    Input::Preprocessed,
+                    PREPROCESSED_NAME,
+                    "strategy.wasm.o",
+                )?;
+                self.tools.push((Tool::Clang, quiet.cpu));
+                if !quiet.ok {
+                    self.clang_failed(&quiet);
+                    return Ok(None);
+                }
+            }
             self.clang_failed(&cc);
             return Ok(None);
         }
+        // clang built the program: its warnings on the allowlist (those
+        // gcc gives only while building an object) join gcc's.
+        self.add_clang_messages(&cc);
         Ok(Some(gcc.get("strategy.wasm.o")?))
     }
 
@@ -763,14 +781,28 @@ impl<'a> Pass<'a> {
             self.builder_failed(Builder::Clang);
             return;
         }
+        self.add_clang_messages(run);
+        self.builder_failed(Builder::Clang);
+    }
+
+    /// clang's messages as the report quotes them
+    /// ([`wasm::clang_messages_to_report`]), each marked as clang's.
+    fn add_clang_messages(&mut self, run: &GccRun) {
+        let mut quoted = GccRun {
+            messages: wasm::clang_messages_to_report(&run.messages),
+            ..run.clone()
+        };
+        if run.ok && !quoted.messages.contains(": warning: ") {
+            // Built, and nothing to say (a cut of warnings not quoted).
+            quoted.messages.clear();
+        }
         let before = self.r.diagnostics.len();
-        add_gcc_messages(&mut self.r, run, Check::Compiler, "clang");
+        add_gcc_messages(&mut self.r, &quoted, Check::Compiler, "clang");
         for d in &mut self.r.diagnostics[before..] {
             if !d.message.starts_with("clang") {
                 d.message = format!("clang (which builds the program that plays): {}", d.message);
             }
         }
-        self.builder_failed(Builder::Clang);
     }
 
     /// Check 5 failed in `tool` after gcc passed: the report says which.

@@ -405,6 +405,11 @@ pub fn unknown_builtins(elf: &[u8]) -> Option<Vec<String>> {
     Some(names)
 }
 
+/// The words after the count of bytes a run's messages lost to the
+/// jail's cap (`[... N more bytes of compiler messages cut]`): where they
+/// are, the errors may have drowned in warnings.
+pub const MESSAGES_CUT: &str = "more bytes of compiler messages cut";
+
 /// What happened to one gcc run, in participant's terms.
 #[derive(Debug, Clone)]
 pub struct GccRun {
@@ -496,7 +501,8 @@ pub enum Messages {
 /// (`gccs_front_end_gives_every_test_source_the_messages_of_gcc_c`) but
 /// those gcc gives only while building an object, at `-O0` too (a loop
 /// past an array's end, a `noreturn` function that returns, an ignored
-/// `warn_unused_result`, `-Wstringop-overflow`, …; a call of a function
+/// `warn_unused_result`, `-Wstringop-overflow`, …, of which clang says
+/// those [`super::wasm::CLANG_WARNINGS`] name; a call of a function
 /// declared `__attribute__((error))`, an attribute check 2 refuses
 /// before): about a third of `gcc -c`'s CPU, no back end started, no
 /// `as`.
@@ -967,10 +973,7 @@ impl<'j> Gcc<'j> {
         let cpu = out.cpu;
         let mut messages = text;
         if out.output_dropped > 0 {
-            messages.push_str(&format!(
-                "\n[... {} more bytes of compiler messages cut]\n",
-                out.output_dropped
-            ));
+            messages.push_str(&format!("\n[... {} {MESSAGES_CUT}]\n", out.output_dropped));
         }
         GccRun {
             ok: out.success() && limit_hit.is_none(),

@@ -26,7 +26,7 @@ pub use crate::wasm::check::{
     MAX_TABLE_ELEMENTS, MODULE_FUNCTIONS_AT_LIMIT,
 };
 
-use super::gcc::{Gcc, GccRun, Input};
+use super::gcc::{Gcc, GccRun, Input, Messages};
 use super::lex::{self, LexOptions};
 use super::memo::Memo;
 use super::purec::strip_line_markers;
@@ -349,7 +349,19 @@ impl Toolchain {
         src: &str,
         out: &str,
     ) -> Result<GccRun, JailError> {
-        self.run(gcc, "-c", input, src, out)
+        self.run(gcc, "-c", input, src, out, Messages::All)
+    }
+
+    /// [`Toolchain::compile`] saying its errors alone (`-w`): where
+    /// clang's warnings drowned its errors.
+    pub fn compile_errors_only(
+        &self,
+        gcc: &Gcc<'_>,
+        input: Input,
+        src: &str,
+        out: &str,
+    ) -> Result<GccRun, JailError> {
+        self.run(gcc, "-c", input, src, out, Messages::ErrorsOnly)
     }
 
     /// `clang -E` of the preprocessed text `src` (the one the checks read
@@ -361,7 +373,14 @@ impl Toolchain {
         src: &str,
         out: &str,
     ) -> Result<GccRun, JailError> {
-        self.run(gcc, "-E", Input::Preprocessed, src, out)
+        self.run(
+            gcc,
+            "-E",
+            Input::Preprocessed,
+            src,
+            out,
+            Messages::ErrorsOnly,
+        )
     }
 
     fn run(
@@ -371,6 +390,7 @@ impl Toolchain {
         input: Input,
         src: &str,
         out: &str,
+        messages: Messages,
     ) -> Result<GccRun, JailError> {
         let clang = self.clang_argv();
         // Always as C: clang's driver would skip `-E` for `cpp-output`,
@@ -381,6 +401,9 @@ impl Toolchain {
             argv.push("-undef");
         }
         argv.extend_from_slice(self.clang_flags());
+        if messages == Messages::ErrorsOnly {
+            argv.push("-w");
+        }
         argv.extend_from_slice(&[src, "-o", out]);
         gcc.run_clang(&argv)
     }
@@ -437,8 +460,9 @@ fn builtins_under(dir: &Path) -> Option<PathBuf> {
 
 /// clang's flags for a strategy: freestanding C for WebAssembly 1.0 (no
 /// bulk memory, no sign-extension operators: `-mcpu=mvp`), no headers, no
-/// builtins (`log2` is the runtime's), errors only (gcc's warnings are in
-/// the report already). `-ffreestanding` and `-fno-builtin` (each alone is
+/// builtins (`log2` is the runtime's); of clang's warnings the report
+/// keeps only [`CLANG_WARNINGS`] (gcc's front end gives the others, and
+/// its words are the report's). `-ffreestanding` and `-fno-builtin` (each alone is
 /// enough) also keep the checked program and the one that plays alike:
 /// without them clang declares a library function called undeclared
 /// (about 350 names that are not reserved: `fmaximum_numl`, `index`,
@@ -453,7 +477,15 @@ pub const CLANG_FLAGS: &[&str] = &[
     "-fno-builtin",
     "-nostdinc",
     "-nostdlib",
-    "-w",
+    // clang's warnings stay on: the report keeps only the allowlist's
+    // ([`clang_warnings_to_report`]). Neither `-w` (it would silence the
+    // allowlist too, whatever follows it) nor `-Wno-everything` (it
+    // would also silence the warnings clang makes errors by default,
+    // and so build what it refuses now).
+    CLANG_WARNINGS[0],
+    CLANG_WARNINGS[1],
+    CLANG_WARNINGS[2],
+    CLANG_WARNINGS[3],
     "-fno-color-diagnostics",
     "-fno-caret-diagnostics",
     "-ferror-limit=30",
@@ -464,6 +496,78 @@ pub const CLANG_FLAGS: &[&str] = &[
     "-fintegrated-cc1",
     "-fno-crash-diagnostics",
 ];
+
+/// The warnings of clang's the report gives beside gcc's: those gcc 12
+/// gives only while it builds an object (its lowering and
+/// gimplification, at `-O0` too), which check 5's `gcc -fsyntax-only`
+/// never reaches, said by the compiler that builds the program that
+/// plays. Each is about undefined behaviour clang's optimiser takes at
+/// its word: a `noreturn` function that returns (clang builds its caller
+/// as an endless loop, the code after the call deleted), an ignored
+/// `warn_unused_result` value, `va_arg` of a type promoted when passed
+/// (and `va_start` of a parameter not the last), a `__builtin_mem*`
+/// that always writes past its buffer. Every one is on by default in
+/// clang 14 and 22 alike; a warning of gcc's front end (a `return` in a
+/// `noreturn` function) may be said by both. Named in [`CLANG_FLAGS`]
+/// too, so that they are on whatever a clang's defaults.
+pub const CLANG_WARNINGS: [&str; 4] = [
+    "-Winvalid-noreturn",
+    "-Wunused-result",
+    "-Wvarargs",
+    "-Wfortify-source",
+];
+
+/// What the report quotes of clang's messages: its errors and the
+/// warnings on [`CLANG_WARNINGS`] (a line ending in its option,
+/// `[-Wvarargs]`), each with the lines that follow it up to the next
+/// message (its notes, the rest of a string it quotes with newlines), and
+/// its other lines (an LLVM error, the cut's note); not its other
+/// warnings (gcc's front end gave the report its own) with what follows
+/// them, nor its count of them ("3 warnings generated."). Pure; linear
+/// in the messages.
+pub fn clang_messages_to_report(messages: &str) -> String {
+    let mut kept = String::new();
+    let mut keeping = true;
+    for line in messages.lines() {
+        let keep = if let Some(message) = clang_message(line) {
+            if let Some(warning) = message.strip_prefix("warning: ") {
+                keeping = warning
+                    .rsplit_once(" [")
+                    .and_then(|(_, tag)| tag.strip_suffix(']'))
+                    .and_then(|tag| tag.split(',').next())
+                    .is_some_and(|option| CLANG_WARNINGS.contains(&option));
+            } else if !message.starts_with("note: ") {
+                keeping = true;
+            }
+            keeping
+        } else if line.ends_with(" generated.") && line.starts_with(|c: char| c.is_ascii_digit()) {
+            keeping = true;
+            !line.contains(" warning")
+        } else if line.starts_with("[... ") {
+            keeping = true;
+            true
+        } else {
+            keeping
+        };
+        if keep {
+            kept.push_str(line);
+            kept.push('\n');
+        }
+    }
+    kept
+}
+
+/// The message of a line where clang begins one on the program's file
+/// (`strategy.c:21:63: warning: …` gives `warning: …`).
+fn clang_message(line: &str) -> Option<&str> {
+    let rest = line
+        .strip_prefix("strategy.c:")
+        .or_else(|| line.strip_prefix("strategy.i:"))?;
+    let mut parts = rest.splitn(3, ':');
+    let (line_number, column, message) = (parts.next()?, parts.next()?, parts.next()?);
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(line_number) && digits(column)).then(|| message.trim_start())
+}
 
 /// Where clang's preprocessing of the checked text `checked` (gcc's, with
 /// its line markers) made something else of it (`again`): the first token
@@ -769,6 +873,36 @@ pub fn link_problems(messages: &str) -> Vec<LinkProblem> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The report quotes clang's errors and its allowlisted warnings with
+    /// their notes; not its other warnings (gcc's front end said its
+    /// own), their notes or their count.
+    #[test]
+    fn clangs_messages_quoted_are_its_errors_and_the_allowlists_warnings() {
+        let messages = "strategy.c:19:1: warning: type specifier missing, defaults to 'int' [-Wimplicit-int]\n\
+            strategy.c:20:3: warning: call to undeclared function 'g' [-Wimplicit-function-declaration]\n\
+            strategy.c:20:3: note: did you mean 'h'?\n\
+            strategy.c:21:63: warning: function declared 'noreturn' should not return [-Winvalid-noreturn]\n\
+            strategy.c:22:9: warning: 'memset' will always overflow [-Wfortify-source,-Werror]\n\
+            strategy.c:22:9: note: the buffer\n\
+            strategy.c:23:1: error: something only clang refuses\n\
+            strategy.c:23:1: note: declared here\n\
+            strategy.c:24:1: warning: 'old' is deprecated: a line\n\
+            its string's next line [-Wvarargs]\n\
+            4 warnings and 1 error generated.\n\
+            [... 20 more bytes of compiler messages cut]\n";
+        assert_eq!(
+            clang_messages_to_report(messages),
+            "strategy.c:21:63: warning: function declared 'noreturn' should not return [-Winvalid-noreturn]\n\
+             strategy.c:22:9: warning: 'memset' will always overflow [-Wfortify-source,-Werror]\n\
+             strategy.c:22:9: note: the buffer\n\
+             strategy.c:23:1: error: something only clang refuses\n\
+             strategy.c:23:1: note: declared here\n\
+             [... 20 more bytes of compiler messages cut]\n"
+        );
+        assert_eq!(clang_messages_to_report("1 warning generated.\n"), "");
+        assert_eq!(clang_messages_to_report(""), "");
+    }
 
     /// F8: the module's other limits of the security table's row, each at
     /// it and one past it: 4096 functions, and 1 MiB of module.

@@ -390,6 +390,42 @@ fn gccs_front_end_gives_every_test_source_the_messages_of_gcc_c() {
         assert!(object.messages.contains(words), "{}", object.messages);
         assert!(front.ok && !front.messages.contains(words), "{}", front.messages);
     }
+    // What gcc says while lowering a function, at `-O0` too (red team F1
+    // of the forty-eighth session): the report has these from clang
+    // (`warnings_gcc_gives_only_building_an_object_are_said_by_clang`).
+    let src = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/object_time/warnings.c"),
+    )
+    .unwrap();
+    let jail = Jail::new().unwrap();
+    let gcc = Gcc::new(&jail, limits);
+    gcc.put(SOURCE_NAME, &src).unwrap();
+    let pre = gcc
+        .preprocess(SOURCE_NAME, PREPROCESSED_NAME, GccStart::Cc1)
+        .unwrap();
+    assert!(pre.ok, "{}", pre.messages);
+    let object = gcc
+        .compile(Input::Preprocessed, PREPROCESSED_NAME, "strategy.o")
+        .unwrap();
+    let front = gcc.check(Messages::All).unwrap();
+    for words in [
+        "'noreturn' function does return",
+        "declared with attribute 'warn_unused_result'",
+        "is promoted to 'int' when passed through",
+        "second parameter of 'va_start' not last named argument",
+        "writing 44 bytes into a region of size 40",
+    ] {
+        assert!(
+            object.messages.contains(words),
+            "{words}: {}",
+            object.messages
+        );
+        assert!(
+            front.ok && !front.messages.contains(words),
+            "{}",
+            front.messages
+        );
+    }
 }
 
 /// Every C source of the tests and of the runtime (at any depth).

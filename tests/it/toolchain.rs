@@ -1660,3 +1660,114 @@ fn a_compile_slowed_past_the_wall_by_load_is_no_rejection() {
         ),
     }
 }
+
+/// clang's warnings never hide its error: a program gcc accepts and clang
+/// refuses (a nested function), its error between more than the jail
+/// keeps of clang's output (64 kB from the start, 4 kB from the end) of
+/// warnings gcc does not give (`x == 1;`: clang's `-Wunused-comparison`),
+/// is refused with clang's error at its line, asked again of clang with
+/// `-w`; none of those warnings is quoted.
+#[test]
+fn clangs_error_is_said_when_its_warnings_drown_it() {
+    let base =
+        fs::read_to_string(crate::common::hostile_path("clang_refuses_nested_function")).unwrap();
+    let (head, main) = base.split_at(base.find("main()").unwrap());
+    let flood = |name: &str, lines: usize| {
+        format!(
+            "void {name}(int x) {{\n{}}}\n",
+            "    x == 1;\n".repeat(lines)
+        )
+    };
+    let src = format!(
+        "{head}{}{main}{}",
+        flood("before", 1200),
+        flood("after", 100)
+    );
+    let main_line = 1 + src[..src.find("main()").unwrap()].lines().count() as u32;
+    let outcome = compile_source(src.as_bytes(), Profile::Submission);
+    let report = outcome.report();
+    let ctx = format!("{:#?}", report.errors().collect::<Vec<_>>());
+    assert!(!outcome.accepted(), "{ctx}");
+    assert_eq!(report.failed_builder, Some(Builder::Clang), "{ctx}");
+    assert!(
+        report.errors().any(|d| d.line == Some(main_line)
+            && d.message.starts_with(
+                "clang (which builds the program that plays): function definition is not allowed here"
+            )),
+        "line {main_line}: {ctx}"
+    );
+    assert!(
+        !report.compiler_output.contains("unused-comparison")
+            && report.warnings().all(|d| !d.message.contains("unused")),
+        "{}",
+        report.compiler_output
+    );
+}
+
+/// The warnings gcc 12 gives only while it builds an object, which check
+/// 5's `gcc -fsyntax-only` never reaches (red team F1 of the forty-eighth
+/// session), are said by clang, the compiler that builds the program
+/// that plays, each at its line, with both clangs (zig's and Debian's):
+/// a `noreturn` function that returns (clang builds `main` as an endless
+/// loop of `play`'s throws: the 700s written after the call are gone),
+/// an ignored `warn_unused_result` value, `va_arg` of a promoted type,
+/// `va_start` of a parameter not the last, a `memset` past its buffer.
+/// Before: none of them, and the report said nothing. clang's other
+/// warnings (implicit `int` and declarations, which gcc's front end
+/// judges) are not quoted.
+#[test]
+fn warnings_gcc_gives_only_building_an_object_are_said_by_clang() {
+    let src = fs::read(repo_path("tests/data/object_time/warnings.c")).unwrap();
+    let zig = Toolchain::find().expect("a wasm toolchain");
+    let debian = Toolchain::find_debian().expect("Debian's clang, wasm-ld and the builtins");
+    let expected = [
+        (21, "'noreturn' should not return"),
+        (23, "promotable type 'char'"),
+        (24, "'va_start' is not the last"),
+        (26, "'memset' will always overflow"),
+        (27, "'warn_unused_result'"),
+    ];
+    for tools in [zig, debian] {
+        let cfg = CompileConfig {
+            toolchain: Some(tools.clone()),
+            jail: JailLimits {
+                wall: crate::common::TEST_JAIL_WALL,
+                ..JailLimits::default()
+            },
+            ..CompileConfig::default()
+        };
+        let outcome = knobeln::toolchain::compile::compile(&src, &cfg).unwrap();
+        let report = outcome.report();
+        let ctx = format!("{:?}: {:#?}", tools.llvm, report.diagnostics);
+        assert!(outcome.accepted(), "{ctx}");
+        let clangs: Vec<(Option<u32>, &str)> = report
+            .warnings()
+            .filter(|d| {
+                d.message
+                    .starts_with("clang (which builds the program that plays): ")
+            })
+            .map(|d| (d.line, d.message.as_str()))
+            .collect();
+        assert_eq!(clangs.len(), expected.len(), "{ctx}");
+        for (line, words) in expected {
+            assert!(
+                clangs
+                    .iter()
+                    .any(|(l, m)| *l == Some(line) && m.contains(words)),
+                "line {line}, {words:?}: {ctx}"
+            );
+        }
+        // gcc's front end said none of them.
+        assert!(
+            report
+                .warnings()
+                .all(|d| d.message.starts_with("clang") || !d.message.contains("noreturn")),
+            "{ctx}"
+        );
+        assert!(
+            report.compiler_output.starts_with("clang said:\n"),
+            "{:?}",
+            report.compiler_output
+        );
+    }
+}

@@ -242,7 +242,9 @@ fn drop_description_noise(r: &mut Report) {
             !(file == SOURCE_NAME && line.parse::<u32>().is_ok_and(|n| noisy(n, msg)))
         })
         .collect();
-    r.compiler_output = kept.join("\n");
+    // Where all of gcc's lines were such noise, a tool's heading after
+    // them comes first (`compiler_heading` reads the first line).
+    r.compiler_output = kept.join("\n").trim_start_matches('\n').to_string();
 }
 
 /// Keeps at most [`MAX_DIAGNOSTICS_PER_CHECK`] diagnostics of each check and
@@ -290,8 +292,8 @@ pub(super) fn add_gcc_messages(r: &mut Report, run: &GccRun, check: Check, tool:
         Regex::new(r"^strategy\.[ci]:(\d+):(?:\d+:)? (fatal error|error|warning): (.*)$")
             .expect("regex")
     });
-    if !run.messages.is_empty() {
-        if !r.compiler_output.is_empty() {
+    if !run.messages.trim().is_empty() {
+        if !r.compiler_output.trim().is_empty() {
             r.compiler_output.push('\n');
         }
         if tool != "gcc" {
