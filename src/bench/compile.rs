@@ -135,6 +135,7 @@ fn tool_name(t: Tool) -> &'static str {
     match t {
         Tool::GccPreprocess => "gcc -E",
         Tool::Gcc => "gcc -fsyntax-only",
+        Tool::GccBuiltinsProbe => "gcc on the builtins' probe",
         Tool::ClangPreprocess => "clang -E",
         Tool::Clang => "clang -c",
         Tool::WasmLd => "wasm-ld",

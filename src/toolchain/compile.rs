@@ -18,8 +18,9 @@
 //!
 //! Up to five programs run in the jail, in this order: `gcc -E` (its `cc1`
 //! started directly, [`GccStart`]), `gcc -fsyntax-only` (its `cc1`
-//! started directly; `gcc -c -w` too, only where check 6's words need
-//! gcc's object), `clang -E` (only where the text could
+//! started directly; and gcc's front end on a probe of the builtins off
+//! the list the text names, only where it names one: check 6's words),
+//! `clang -E` (only where the text could
 //! change under it: [`wasm::clangs_preprocessing_cannot_change`]),
 //! `clang -c` (its compiler in-process, no `cc1` forked) and wasm-ld; [`compile_measured`] gives
 //! each one's CPU (`bench compile` prints them). Most of it is starting
@@ -72,7 +73,7 @@ pub use self::runtime::{compiler_helpers, runtime_wasm_object};
 use self::runtime::{helpers_archive, runtime_symbols};
 use super::diagnostic::{Check, Diagnostic};
 pub use super::gcc::GccStart;
-use super::gcc::{Gcc, GccRun, Input, Messages, OBJECT_NAME, PREPROCESSED_NAME, SOURCE_NAME};
+use super::gcc::{Gcc, GccRun, Input, Messages, PREPROCESSED_NAME, SOURCE_NAME};
 use super::lex;
 use super::source;
 use super::symbols;
@@ -165,9 +166,12 @@ pub enum Tool {
     /// `gcc -E`: the preprocessed text.
     GccPreprocess,
     /// `gcc -fsyntax-only` (its `cc1`), and again with `-w` when the
-    /// errors drowned in warnings: check 5; `gcc -c -w` where check 6's
-    /// words need gcc's object.
+    /// errors drowned in warnings: check 5.
     Gcc,
+    /// gcc's front end on a text of the server's making that calls the
+    /// builtins off the list the program names: which of them gcc does not
+    /// know (check 6's words; [`Gcc::unknown_builtins`]).
+    GccBuiltinsProbe,
     /// `clang -E` of the preprocessed text: it is left as it is (not run
     /// where the text cannot change under it).
     ClangPreprocess,
@@ -611,22 +615,18 @@ impl<'a> Pass<'a> {
     }
 
     /// The builtins gcc does not know among those the text names off the
-    /// list (check 6's words for them): `gcc -c -w` of the checked text,
-    /// its object's calls ([`super::gcc::unknown_builtins`]). Run only
-    /// where the text names such a builtin, so only on a rejection's way;
-    /// none where gcc's back end fails on the text (the words then are the
-    /// general ones).
+    /// list (check 6's words for them): asked of gcc's front end on a
+    /// text of the server's making that calls each
+    /// ([`Gcc::unknown_builtins`]), only where the text names such a
+    /// builtin, so only on a rejection's way.
     fn unknown_to_gcc(&mut self, gcc: &Gcc<'_>) -> Result<Vec<String>, CompileError> {
-        if !check6::names_a_builtin_off_the_list(&self.written) {
+        let names = check6::builtins_named_off_the_list(&self.written);
+        if names.is_empty() {
             return Ok(Vec::new());
         }
-        let cc = gcc.compile_quiet(Input::Preprocessed, PREPROCESSED_NAME, OBJECT_NAME)?;
-        self.tools.push((Tool::Gcc, cc.cpu));
-        if !cc.ok {
-            return Ok(Vec::new());
-        }
-        let object = gcc.get(OBJECT_NAME)?;
-        Ok(super::gcc::unknown_builtins(&object).unwrap_or_default())
+        let probe = gcc.unknown_builtins(&names)?;
+        self.tools.push((Tool::GccBuiltinsProbe, probe.cpu));
+        Ok(probe.names.unwrap_or_default())
     }
 
     /// Check 6 before clang: the program names none of the linker's own

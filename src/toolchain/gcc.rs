@@ -6,8 +6,9 @@
 //! gcc's front end on the preprocessed text ([`check_command`],
 //! `-fsyntax-only`): gcc's object would not play (the program that plays
 //! is clang's, [`super::wasm`]), its messages are what a participant
-//! reads. `gcc -c` is run only where a rejection's words need its object
-//! ([`unknown_builtins`]) and by the tests. It turns gcc's fate (exit
+//! reads. `gcc -c` is run only by the tests; the builtins gcc does not
+//! know (a rejection's words) are asked of its front end on a text of the
+//! server's making ([`Gcc::unknown_builtins`]). It turns gcc's fate (exit
 //! status, signals, limits) into words a participant understands, but does
 //! not decide what a rejection is: that is [`super::compile`].
 //!
@@ -38,8 +39,7 @@ pub const SOURCE_NAME: &str = "strategy.c";
 /// read and both compilers build.
 pub const PREPROCESSED_NAME: &str = "strategy.i";
 
-/// gcc's object in the work folder (the `gcc -c` a rejection's words
-/// may need: [`unknown_builtins`]).
+/// gcc's object in the work folder (of the tests' `gcc -c`).
 pub const OBJECT_NAME: &str = "strategy.o";
 
 /// The contest runtime, linked with every strategy.
@@ -382,27 +382,57 @@ fn ask_drivers_words(driver: &[&str], program: &str, signal: i32) -> Option<Stri
     (!out.status.success() && !words.is_empty()).then_some(words)
 }
 
-/// The names under `__builtin_` that gcc's x86-64 ELF object calls
-/// without defining: names gcc does not know as builtins (one it knows it
-/// builds in place, or calls by its library name, never by this one), so
-/// it took each for an implicitly declared function. `None`: not such an
-/// object. Reads only the symbol table.
-pub fn unknown_builtins(elf: &[u8]) -> Option<Vec<String>> {
-    use object::{Object, ObjectSymbol};
-    let file = object::File::parse(elf).ok()?;
-    if file.format() != object::BinaryFormat::Elf {
-        return None;
+/// The file of [`builtins_probe`] in the jail's work folder.
+pub const PROBE_NAME: &str = "builtins-probe.c";
+
+/// The most names one [`Gcc::unknown_builtins`] asks gcc about: a text
+/// naming more gets its first ones' words chosen by what gcc knows, the
+/// rest the general words (check 6 refuses each all the same).
+pub const MAX_PROBED_NAMES: usize = 64;
+
+/// A C text that calls each of `names` with no argument, one function a
+/// line (line `i + 1` for `names[i]`): gcc's front end says "implicit
+/// declaration of function" of a name it does not know, and of a builtin
+/// it knows says nothing or that the arguments are wrong. The names are
+/// identifiers (the lexer's); any other is left out (an empty line).
+pub fn builtins_probe(names: &[&str]) -> String {
+    let mut text = String::new();
+    for (i, name) in names.iter().enumerate() {
+        let identifier = !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        if identifier {
+            text.push_str(&format!("void knobeln_probe_{i}(void) {{ {name}(); }}"));
+        }
+        text.push('\n');
     }
-    let mut names: Vec<String> = file
-        .symbols()
-        .filter(|s| s.is_undefined())
-        .filter_map(|s| s.name().ok())
-        .filter(|n| n.starts_with("__builtin_"))
-        .map(str::to_string)
+    text
+}
+
+/// What [`Gcc::unknown_builtins`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownBuiltins {
+    /// The names gcc does not know; `None`: gcc met a limit on the probe.
+    pub names: Option<Vec<String>>,
+    /// The probe's CPU (its driver's and `cc1`'s).
+    pub cpu: std::time::Duration,
+}
+
+/// The names of [`builtins_probe`]`(names)` that gcc's front end (its
+/// `messages`) declared implicitly: those it does not know. Read by the
+/// probe's line numbers, not by gcc's quotes (which follow the locale).
+pub fn unknown_in_probe(messages: &str, names: &[&str]) -> Vec<String> {
+    let mut unknown: Vec<String> = messages
+        .lines()
+        .filter(|l| l.contains("implicit declaration of function"))
+        .filter_map(|l| l.strip_prefix(PROBE_NAME)?.strip_prefix(':'))
+        .filter_map(|rest| rest.split(':').next()?.parse::<usize>().ok())
+        .filter_map(|line| names.get(line.checked_sub(1)?))
+        .map(|name| name.to_string())
         .collect();
-    names.sort();
-    names.dedup();
-    Some(names)
+    unknown.sort();
+    unknown.dedup();
+    unknown
 }
 
 /// The words after the count of bytes a run's messages lost to the
@@ -643,14 +673,44 @@ impl<'j> Gcc<'j> {
         }
     }
 
+    /// The names of `names` (the first [`MAX_PROBED_NAMES`]) that gcc
+    /// does not know as builtins: gcc's front end, through its driver, on
+    /// [`builtins_probe`] of them, a text of the server's making whose
+    /// cost does not depend on the program (before, `gcc -c` of the
+    /// program ran again for these words: a text whose front end was
+    /// costly cost it twice; red team F2 of 2026-12-05).
+    pub fn unknown_builtins(&self, names: &[&str]) -> Result<UnknownBuiltins, JailError> {
+        let names = &names[..names.len().min(MAX_PROBED_NAMES)];
+        self.put(PROBE_NAME, builtins_probe(names).as_bytes())
+            .map_err(|source| JailError::Io {
+                program: "gcc".into(),
+                source,
+            })?;
+        let run = self.run(&[
+            GCC,
+            "-fsyntax-only",
+            "-x",
+            "c",
+            "-ffreestanding",
+            "-fno-builtin",
+            "-nostdinc",
+            "-Wimplicit-function-declaration",
+            "-fdiagnostics-plain-output",
+            "-fno-diagnostics-show-caret",
+            PROBE_NAME,
+        ])?;
+        Ok(UnknownBuiltins {
+            names: run
+                .limit_hit
+                .is_none()
+                .then(|| unknown_in_probe(&run.messages, names)),
+            cpu: run.cpu,
+        })
+    }
+
     /// `gcc -c`: an object file.
     pub fn compile(&self, input: Input, src: &str, out: &str) -> Result<GccRun, JailError> {
         self.compile_by(&cc_argv(&[GCC, "-c"], input, src, out), out)
-    }
-
-    /// `gcc -c -w`: an object file, errors only (no warnings).
-    pub fn compile_quiet(&self, input: Input, src: &str, out: &str) -> Result<GccRun, JailError> {
-        self.compile_by(&cc_argv(&[GCC, "-c", "-w"], input, src, out), out)
     }
 
     /// `driver`, a `gcc -c` writing `out`, started as [`Gcc::started`]
@@ -1160,6 +1220,26 @@ fn joined(first: JailOutput, second: JailOutput) -> JailOutput {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// F2 (2026-12-05): the builtins gcc does not know are asked on a text
+    /// of the server's making, one call a line, its lines read back by
+    /// number; a name that is no identifier is never written into it.
+    #[test]
+    fn the_builtins_probe_calls_each_name_on_its_line() {
+        let names = ["__builtin_a", "x; } int y(void) { return 1", "__builtin_b"];
+        assert_eq!(
+            builtins_probe(&names),
+            "void knobeln_probe_0(void) { __builtin_a(); }\n\
+             \n\
+             void knobeln_probe_2(void) { __builtin_b(); }\n"
+        );
+        let messages = "builtins-probe.c: In function 'knobeln_probe_0':\n\
+            builtins-probe.c:1:29: warning: implicit declaration of function '__builtin_a' [-Wimplicit-function-declaration]\n\
+            builtins-probe.c:3:29: error: too few arguments to function '__builtin_b'\n\
+            builtins-probe.c:9:29: warning: implicit declaration of function 'other'\n\
+            strategy.c:1:1: warning: implicit declaration of function 'x'\n";
+        assert_eq!(unknown_in_probe(messages, &names), ["__builtin_a"]);
+    }
 
     #[test]
     fn only_the_drivers_own_last_line_with_its_exit_says_a_limit() {

@@ -1206,27 +1206,78 @@ fn builtins_only_clang_knows_are_refused_as_two_programs() {
 /// to clang, `sizeof(__builtin_elementwise_popcount(c))` 4 to gcc and 1 to
 /// clang, and `__builtin_classify_type`, which both know, is not on the
 /// list either (before: the program was accepted). Each is refused by
-/// check 6 at its line, saying where the list is.
+/// check 6 at its line: the two gcc does not know as such (since F2 of
+/// 2026-12-05 asked of gcc by name, wherever they are written; before,
+/// only a name gcc's object called got these words), the one it knows
+/// saying where the list is.
 #[test]
 fn builtins_off_the_list_are_refused_where_nothing_is_evaluated() {
     let errors = hostile_errors("builtins_nothing_evaluates", Check::Library);
+    assert_eq!(errors.len(), 3, "{errors:?}");
+    assert_names_said_at(&errors[..1], &[("__builtin_classify_type", 23)], |name| {
+        format!("uses `{name}`, which is not one of the builtins a strategy may use")
+    });
+    assert!(
+        errors[0]
+            .message
+            .contains("the list is in the participant guide, check 6"),
+        "{}",
+        errors[0].message
+    );
     assert_names_said_at(
-        &errors,
+        &errors[1..],
         &[
-            ("__builtin_classify_type", 23),
             ("__builtin_elementwise_abs", 21),
             ("__builtin_elementwise_popcount", 22),
         ],
-        |name| format!("uses `{name}`, which is not one of the builtins a strategy may use"),
+        |name| format!("uses `{name}`, a builtin that gcc does not know"),
     );
-    for d in &errors {
-        assert!(
-            d.message
-                .contains("the list is in the participant guide, check 6"),
-            "{}",
-            d.message
-        );
-    }
+}
+
+/// F2 (red team of 2026-12-05): which builtins off the list gcc does not
+/// know is asked of gcc's front end on a text of the server's making, not
+/// of `gcc -c` of the program again (whose front end a program can make
+/// cost up to the CPU limit: an exponential typedef chain cost its
+/// rejection 14.3 s instead of 7.3). The compile runs gcc on the program
+/// once (check 5) and the probe once; the probe tells the names gcc does
+/// not know (`__builtin_elementwise_abs`, one of its own) from those it
+/// knows (`__builtin_classify_type`, `__builtin_shuffle`, a keyword of
+/// gcc's parser).
+#[test]
+fn the_builtins_gcc_does_not_know_are_asked_of_gcc_by_name() {
+    let src = fs::read(crate::common::hostile_path("builtins_nothing_evaluates")).unwrap();
+    let cfg = CompileConfig {
+        jail: JailLimits {
+            wall: crate::common::TEST_JAIL_WALL,
+            ..JailLimits::default()
+        },
+        ..CompileConfig::default()
+    };
+    let m = compile_measured(&src, &cfg, &ModuleCache::new(1 << 20)).unwrap();
+    assert!(!m.outcome.accepted());
+    let tools: Vec<Tool> = m.tools.iter().map(|(t, _)| *t).collect();
+    assert_eq!(
+        tools,
+        [Tool::GccPreprocess, Tool::Gcc, Tool::GccBuiltinsProbe],
+        "{tools:?}"
+    );
+    let jail = Jail::new().unwrap();
+    let gcc = Gcc::new(&jail, JailLimits::default());
+    let probe = gcc
+        .unknown_builtins(&[
+            "__builtin_classify_type",
+            "__builtin_elementwise_abs",
+            "__builtin_shuffle",
+            "__builtin_knobeln_nothing",
+        ])
+        .unwrap();
+    assert_eq!(
+        probe.names,
+        Some(vec![
+            "__builtin_elementwise_abs".to_string(),
+            "__builtin_knobeln_nothing".to_string()
+        ])
+    );
 }
 
 /// H14: clang's builtins outside `__builtin_` (`__c11_atomic_load`,

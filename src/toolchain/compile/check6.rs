@@ -34,9 +34,9 @@ const LEFT_TO_CLANG: &[&str] = &["_Float16"];
 /// is not on [`builtins::BUILTINS`], the ones gcc and clang both know
 /// alike, wherever it is written (red team E13: inside `__typeof__` gcc
 /// took an unknown builtin for a function returning `int`);
-/// `unknown_to_gcc` (the `__builtin_` names gcc's object calls: gcc took
+/// `unknown_to_gcc` (the `__builtin_` names gcc does not know: it takes
 /// each for an unknown function, clang builds its builtin; asked of gcc
-/// only where [`names_a_builtin_off_the_list`]) only chooses the words. Nor a type only clang knows ([`TYPES_ONLY_CLANG_KNOWS`]).
+/// only for [`builtins_named_off_the_list`]) only chooses the words. Nor a type only clang knows ([`TYPES_ONLY_CLANG_KNOWS`]).
 /// Nor any other reserved identifier off [`builtins::KEYWORDS`] (clang's
 /// builtins outside `__builtin_`: `__c11_atomic_load`,
 /// `__arithmetic_fence`, the type traits; H14), but the names other
@@ -52,10 +52,12 @@ fn builtins_off_the_list(written: &HashSet<String>) -> impl Iterator<Item = &Str
         .filter(|n| !builtins::allowed(n))
 }
 
-/// Whether `written` names a builtin [`names_in_text`] refuses as off
-/// the list: only then are its words chosen by what gcc knows.
-pub(super) fn names_a_builtin_off_the_list(written: &HashSet<String>) -> bool {
-    builtins_off_the_list(written).next().is_some()
+/// The builtins `written` names that [`names_in_text`] refuses as off
+/// the list, sorted: only theirs are words chosen by what gcc knows.
+pub(super) fn builtins_named_off_the_list(written: &HashSet<String>) -> Vec<&str> {
+    let mut names: Vec<&str> = builtins_off_the_list(written).map(|n| n.as_str()).collect();
+    names.sort_unstable();
+    names
 }
 
 pub(super) fn names_in_text(
