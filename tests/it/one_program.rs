@@ -339,20 +339,10 @@ fn gccs_front_end_gives_every_test_source_the_messages_of_gcc_c() {
         if !reached {
             continue;
         }
-        let jail = Jail::new().unwrap();
-        let gcc = Gcc::new(&jail, limits);
-        gcc.put(SOURCE_NAME, &src).unwrap();
-        let pre = gcc
-            .preprocess(SOURCE_NAME, PREPROCESSED_NAME, GccStart::Cc1)
-            .unwrap();
-        if !pre.ok {
+        let Some((object, front)) = gcc_c_and_its_front_end(&src, limits) else {
             // Refused at its preprocessing (check 5's verdict too).
             continue;
-        }
-        let object = gcc
-            .compile(Input::Preprocessed, PREPROCESSED_NAME, "strategy.o")
-            .unwrap();
-        let front = gcc.check(Messages::All).unwrap();
+        };
         compared += 1;
         let fate = |r: &GccRun| (r.ok, r.messages.clone(), r.limit_hit.clone());
         if fate(&object) != fate(&front) {
@@ -397,17 +387,7 @@ fn gccs_front_end_gives_every_test_source_the_messages_of_gcc_c() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/object_time/warnings.c"),
     )
     .unwrap();
-    let jail = Jail::new().unwrap();
-    let gcc = Gcc::new(&jail, limits);
-    gcc.put(SOURCE_NAME, &src).unwrap();
-    let pre = gcc
-        .preprocess(SOURCE_NAME, PREPROCESSED_NAME, GccStart::Cc1)
-        .unwrap();
-    assert!(pre.ok, "{}", pre.messages);
-    let object = gcc
-        .compile(Input::Preprocessed, PREPROCESSED_NAME, "strategy.o")
-        .unwrap();
-    let front = gcc.check(Messages::All).unwrap();
+    let (object, front) = gcc_c_and_its_front_end(&src, limits).expect("preprocessed");
     for words in [
         "'noreturn' function does return",
         "declared with attribute 'warn_unused_result'",
@@ -426,6 +406,24 @@ fn gccs_front_end_gives_every_test_source_the_messages_of_gcc_c() {
             front.messages
         );
     }
+}
+
+/// `gcc -c` and check 5's front end of `src` preprocessed, each in the
+/// jail; `None`: its preprocessing failed.
+fn gcc_c_and_its_front_end(src: &[u8], limits: JailLimits) -> Option<(GccRun, GccRun)> {
+    let jail = Jail::new().unwrap();
+    let gcc = Gcc::new(&jail, limits);
+    gcc.put(SOURCE_NAME, src).unwrap();
+    let pre = gcc
+        .preprocess(SOURCE_NAME, PREPROCESSED_NAME, GccStart::Cc1)
+        .unwrap();
+    if !pre.ok {
+        return None;
+    }
+    let object = gcc
+        .compile(Input::Preprocessed, PREPROCESSED_NAME, "strategy.o")
+        .unwrap();
+    Some((object, gcc.check(Messages::All).unwrap()))
 }
 
 /// Every C source of the tests and of the runtime (at any depth).
