@@ -63,7 +63,7 @@ use serde::Serialize;
 pub use self::cache::{CacheKey, ModuleCache, MAX_CACHED_BYTES};
 use self::check6::{library_problems, link_findings, names_in_text};
 pub use self::error::CompileError;
-use self::messages::{llvm_crash, memory_message};
+use self::messages::{compiler_limit_message, llvm_crash, memory_message};
 use self::report::{add_gcc_messages, finish, FirstUses, Verdicts};
 pub use self::report::{
     compiler_heading, is_tool_heading, verdict_words, Builder, CheckStatus, Outcome, Report,
@@ -680,14 +680,16 @@ impl<'a> Pass<'a> {
         )?;
         self.tools.push((Tool::Clang, cc.cpu));
         if !cc.ok {
-            let size_limit = cc.limit_hit.as_ref().is_some_and(|l| l.is_size());
-            if size_limit && !self.r.errors().any(|d| d.check == Check::Compiler) {
-                // Static arrays clang writes out as zeros.
-                self.reject(format!(
-                    "the program does not fit into the memory limit of {} kB (requirement 5): \
-                     its static data are so large that building it stopped at the compiler's \
-                     limits; make static arrays smaller",
-                    self.cfg.memory_limit / 1024
+            let size_limit = cc.limit_hit.as_ref().filter(|l| l.is_size());
+            if let Some(limit) =
+                size_limit.filter(|_| !self.r.errors().any(|d| d.check == Check::Compiler))
+            {
+                // Static arrays clang writes out as zeros; a compound
+                // literal clang builds though only `sizeof` reads it.
+                self.reject(compiler_limit_message(
+                    limit.limit,
+                    self.cfg.memory_limit,
+                    self.cfg.jail.file_size,
                 ));
                 self.compiler_failed();
                 return Ok(None);

@@ -1100,8 +1100,27 @@ fn huge_zero_initialised_arrays_are_refused_with_the_memory_message() {
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(
         errors[0].message.contains(
-            "its static data are so large that building it stopped at the compiler's limits"
+            "building it stopped at the compiler's limits (the object clang wrote grew past 16 MiB), \
+             as data far larger than the memory make it"
         ),
+        "{errors:?}"
+    );
+    // Red team P2 (2026-12-05): four bytes of static data, and a compound
+    // literal of 60 MB only `sizeof` reads, which clang builds all the
+    // same: told "its static data are so large" before; now the words
+    // name such a literal among the data that do it.
+    let src = "int n = sizeof((char[60000000]){[59999999] = 1});\n\
+               main() { for (;;) make_throw(100 + n); }\n";
+    let outcome = compile_source(src.as_bytes(), Profile::Local);
+    let errors: Vec<&Diagnostic> = outcome.report().errors().collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].message.starts_with(
+            "the program does not fit into the memory limit of 1024 kB (requirement 5): \
+             building it stopped at the compiler's limits ("
+        ) && errors[0]
+            .message
+            .contains("a compound literal of megabytes, even one only `sizeof` reads"),
         "{errors:?}"
     );
 }

@@ -6,6 +6,7 @@
 //! Pure text; it decides nothing (the compile service chooses when to say
 //! them).
 
+use crate::toolchain::gcc::ToolLimit;
 use crate::toolchain::wasm;
 
 /// What failed when clang crashed (LLVM's "PLEASE submit a bug report",
@@ -43,5 +44,31 @@ pub(super) fn memory_message(needed: u64, limit: u64) -> String {
         needed.saturating_sub(stack).div_ceil(1024),
         stack / 1024,
         needed.saturating_sub(limit).div_ceil(1024)
+    )
+}
+
+/// The participant's words for a program whose build stopped at clang's
+/// size limits in the jail (`limit`: its output file, or its memory):
+/// what data far larger than the memory do, whichever data they are (a
+/// static array, an initialiser, a compound literal only `sizeof` reads:
+/// red team P2 of 2026-12-05, told "its static data are so large" with 4
+/// bytes of static data).
+pub(super) fn compiler_limit_message(
+    limit: ToolLimit,
+    memory_limit: u64,
+    file_size: u64,
+) -> String {
+    let which = match limit {
+        ToolLimit::OutputSize => {
+            format!("the object clang wrote grew past {} MiB", file_size >> 20)
+        }
+        _ => "clang needed more memory than the compile may use".to_string(),
+    };
+    format!(
+        "the program does not fit into the memory limit of {} kB (requirement 5): building it \
+         stopped at the compiler's limits ({which}), as data far larger than the memory make \
+         it (a static array, an initialiser or a compound literal of megabytes, even one only \
+         `sizeof` reads); make them smaller",
+        memory_limit / 1024
     )
 }
