@@ -911,3 +911,66 @@ fn a_mail_stays_in_the_mailbox_keep_days_after_it_arrived_then_goes() {
         );
     }
 }
+
+/// F4 of the forty-seventh session, over the real Dovecot: a mail without
+/// a blank line is all header to an IMAP server, so the header part of a
+/// mail over the size cap that the take-in fetches can be as large as the
+/// mail. The take-in keeps at most its first 64 KiB (`MAX_HEADER_BYTES`),
+/// as the spool's does; before, the whole 300 kB were stored.
+#[test]
+fn a_mail_over_the_size_cap_that_is_all_header_is_kept_to_64_kib() {
+    use knobeln::mail::inbox::MAX_HEADER_BYTES;
+    let stack = mail_stack();
+    let user = unique_address("allheader", "contest.example");
+    let mut raw = format!(
+        "From: stranger@lords.example\r\nTo: {user}\r\nSubject: all header\r\n\
+         Message-ID: <all-header@lords.example>\r\nX-Long: start"
+    );
+    for _ in 0..4000 {
+        raw.push_str("\r\n ");
+        raw.push_str(&"a".repeat(74));
+    }
+    raw.push_str("\r\n");
+    assert!(!raw.contains("\r\n\r\n") && raw.len() > 300_000);
+    {
+        let tcp = TcpStream::connect((stack.host.as_str(), stack.imap_port)).unwrap();
+        let mut client = imap::Client::new(tcp);
+        client.read_greeting().unwrap();
+        let mut session = client
+            .login(&user, &stack.password)
+            .map_err(|(e, _)| e)
+            .unwrap();
+        session.append("INBOX", raw.as_bytes()).unwrap();
+        let _ = session.logout();
+    }
+    assert_eq!(wait_for_mails(&stack, &user, 1).len(), 1);
+    let cfg = stack.imap_config(&user);
+    let mut config = knobeln::config::Config::default();
+    config.limits.max_mail_bytes = 64 * 1024;
+    let mut store = knobeln::store::Store::open_in_memory().unwrap();
+    let mut poller = ImapPoller::connect(&cfg).unwrap();
+    let stored = knobeln::mail::intake::take_in_all(
+        &mut store,
+        &config,
+        &cfg,
+        &mut poller,
+        &mut knobeln::mail::intake::Removals::new(),
+    )
+    .unwrap();
+    poller.logout();
+    assert_eq!(stored, 1);
+    let (raw_len, full_size): (i64, Option<i64>) = store
+        .conn()
+        .query_row("SELECT length(raw), full_size FROM inbox", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert!(
+        full_size.is_some_and(|n| n > 300_000),
+        "the mail's size: {full_size:?}"
+    );
+    assert!(
+        raw_len > 0 && raw_len as usize <= MAX_HEADER_BYTES,
+        "{raw_len} bytes kept of a header part of over 300 kB"
+    );
+}
