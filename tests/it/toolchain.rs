@@ -1774,6 +1774,35 @@ fn clangs_error_is_said_when_its_warnings_drown_it() {
     );
 }
 
+/// `#pragma GCC diagnostic error` (a pragma check 2 allows) binds clang
+/// too since its warnings are on: a warning only clang gives, made an
+/// error, is clang's error at its line (with `-w`, before 2026-12-05,
+/// clang ignored it and the program was accepted); gcc says it does not
+/// know the option.
+#[test]
+fn a_pragma_making_a_warning_an_error_binds_clang_too() {
+    let valid = fs::read_to_string(source_path("valid")).unwrap();
+    let head: String = valid.lines().take(20).map(|l| format!("{l}\n")).collect();
+    let src = format!(
+        "{head}#pragma GCC diagnostic error \"-Wunused-comparison\"\n\
+         void f(int x) {{ x == 1; }}\n\
+         main() {{ for (;;) make_throw(100); }}\n"
+    );
+    let outcome = compile_source(src.as_bytes(), Profile::Submission);
+    let report = outcome.report();
+    let errors: Vec<&Diagnostic> = report.errors().collect();
+    assert!(!outcome.accepted(), "{errors:?}");
+    assert_eq!(report.failed_builder, Some(Builder::Clang), "{errors:?}");
+    assert!(
+        errors.len() == 1
+            && errors[0].line == Some(22)
+            && errors[0]
+                .message
+                .contains("equality comparison result unused [-Werror,-Wunused-comparison]"),
+        "{errors:?}"
+    );
+}
+
 /// The warnings gcc 12 gives only while it builds an object, which check
 /// 5's `gcc -fsyntax-only` never reaches (red team F1 of the forty-eighth
 /// session), are said by clang, the compiler that builds the program
