@@ -867,18 +867,7 @@ fn a_mail_stays_in_the_mailbox_keep_days_after_it_arrived_then_goes() {
     assert_eq!(wait_for_mails(&stack, &user, 4).len(), 4);
     let cfg = stack.imap_config(&user);
     assert_eq!(cfg.keep_days, 30);
-    let mut config = knobeln::config::Config::default();
-    config.limits.max_mail_bytes = 8 * 1024;
-    let mut store = knobeln::store::Store::open_in_memory().unwrap();
-    let mut poller = ImapPoller::connect(&cfg).unwrap();
-    let stored = knobeln::mail::intake::take_in_all(
-        &mut store,
-        &config,
-        &cfg,
-        &mut poller,
-        &mut knobeln::mail::intake::Removals::new(),
-    )
-    .unwrap();
+    let (store, stored) = take_in_once(&cfg, 8 * 1024);
     assert_eq!(stored, 4, "every mail stored");
     let capped: i64 = store
         .conn()
@@ -889,7 +878,6 @@ fn a_mail_stays_in_the_mailbox_keep_days_after_it_arrived_then_goes() {
         )
         .unwrap();
     assert_eq!(capped, 1, "the large one kept as its header part");
-    poller.logout();
     let left = read_mailbox(&stack.host, stack.imap_port, &user, &stack.password).unwrap();
     let mut subjects: Vec<String> = left
         .iter()
@@ -944,20 +932,7 @@ fn a_mail_over_the_size_cap_that_is_all_header_is_kept_to_64_kib() {
         let _ = session.logout();
     }
     assert_eq!(wait_for_mails(&stack, &user, 1).len(), 1);
-    let cfg = stack.imap_config(&user);
-    let mut config = knobeln::config::Config::default();
-    config.limits.max_mail_bytes = 64 * 1024;
-    let mut store = knobeln::store::Store::open_in_memory().unwrap();
-    let mut poller = ImapPoller::connect(&cfg).unwrap();
-    let stored = knobeln::mail::intake::take_in_all(
-        &mut store,
-        &config,
-        &cfg,
-        &mut poller,
-        &mut knobeln::mail::intake::Removals::new(),
-    )
-    .unwrap();
-    poller.logout();
+    let (store, stored) = take_in_once(&stack.imap_config(&user), 64 * 1024);
     assert_eq!(stored, 1);
     let (raw_len, full_size): (i64, Option<i64>) = store
         .conn()
@@ -973,4 +948,24 @@ fn a_mail_over_the_size_cap_that_is_all_header_is_kept_to_64_kib() {
         raw_len > 0 && raw_len as usize <= MAX_HEADER_BYTES,
         "{raw_len} bytes kept of a header part of over 300 kB"
     );
+}
+
+/// One take-in of the mailbox `cfg` names into a new store, mails over
+/// `max_mail_bytes` kept as their header part: the store and how many
+/// mails it stored.
+fn take_in_once(cfg: &ImapConfig, max_mail_bytes: usize) -> (knobeln::store::Store, usize) {
+    let mut config = knobeln::config::Config::default();
+    config.limits.max_mail_bytes = max_mail_bytes;
+    let mut store = knobeln::store::Store::open_in_memory().unwrap();
+    let mut poller = ImapPoller::connect(cfg).unwrap();
+    let stored = knobeln::mail::intake::take_in_all(
+        &mut store,
+        &config,
+        cfg,
+        &mut poller,
+        &mut knobeln::mail::intake::Removals::new(),
+    )
+    .unwrap();
+    poller.logout();
+    (store, stored)
 }
