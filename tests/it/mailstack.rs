@@ -249,16 +249,22 @@ fn assert_delivered_unchanged(delivered: &[u8], original: &[u8]) {
     }
 }
 
-/// The flags of message `uid` in `user`'s INBOX, read on a connection of
-/// its own (so not through the code under test).
-fn flags_of(stack: &MailStack, user: &str, uid: u32) -> Vec<String> {
+/// A session of `user`'s on the stack's Dovecot, logged in on a connection
+/// of its own (not through the code under test).
+fn imap_session(stack: &MailStack, user: &str) -> imap::Session<TcpStream> {
     let tcp = TcpStream::connect((stack.host.as_str(), stack.imap_port)).unwrap();
     let mut client = imap::Client::new(tcp);
     client.read_greeting().unwrap();
-    let mut session = client
+    client
         .login(user, &stack.password)
         .map_err(|(e, _)| e)
-        .unwrap();
+        .unwrap()
+}
+
+/// The flags of message `uid` in `user`'s INBOX, read on a connection of
+/// its own (so not through the code under test).
+fn flags_of(stack: &MailStack, user: &str, uid: u32) -> Vec<String> {
+    let mut session = imap_session(stack, user);
     session.examine("INBOX").unwrap();
     let fetches = session.uid_fetch(uid.to_string(), "FLAGS").unwrap();
     let flags = fetches
@@ -840,13 +846,7 @@ fn a_mail_stays_in_the_mailbox_keep_days_after_it_arrived_then_goes() {
     wait_for_mails(&stack, &user, 1);
     let big_body = "0123456789abcdef\r\n".repeat(1500);
     {
-        let tcp = TcpStream::connect((stack.host.as_str(), stack.imap_port)).unwrap();
-        let mut client = imap::Client::new(tcp);
-        client.read_greeting().unwrap();
-        let mut session = client
-            .login(&user, &stack.password)
-            .map_err(|(e, _)| e)
-            .unwrap();
+        let mut session = imap_session(&stack, &user);
         let now = chrono::Utc::now().fixed_offset();
         for (subject, days, body) in [
             ("old", 40, "a few words"),
@@ -921,13 +921,7 @@ fn a_mail_over_the_size_cap_that_is_all_header_is_kept_to_64_kib() {
     raw.push_str("\r\n");
     assert!(!raw.contains("\r\n\r\n") && raw.len() > 300_000);
     {
-        let tcp = TcpStream::connect((stack.host.as_str(), stack.imap_port)).unwrap();
-        let mut client = imap::Client::new(tcp);
-        client.read_greeting().unwrap();
-        let mut session = client
-            .login(&user, &stack.password)
-            .map_err(|(e, _)| e)
-            .unwrap();
+        let mut session = imap_session(&stack, &user);
         session.append("INBOX", raw.as_bytes()).unwrap();
         let _ = session.logout();
     }
