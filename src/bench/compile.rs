@@ -138,6 +138,7 @@ fn tool_name(t: Tool) -> &'static str {
         Tool::GccBuiltinsProbe => "gcc on the builtins' probe",
         Tool::ClangPreprocess => "clang -E",
         Tool::Clang => "clang -c",
+        Tool::ClangWarnings => "clang -fsyntax-only (its warnings)",
         Tool::WasmLd => "wasm-ld",
     }
 }

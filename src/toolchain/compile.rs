@@ -64,7 +64,7 @@ pub use self::cache::{CacheKey, ModuleCache, MAX_CACHED_BYTES};
 use self::check6::{library_problems, link_findings, names_in_text};
 pub use self::error::CompileError;
 use self::messages::{compiler_limit_message, llvm_crash, memory_message};
-use self::report::{add_gcc_messages, finish, FirstUses, Verdicts};
+use self::report::{add_gcc_messages, add_tool_warnings, finish, FirstUses, Verdicts};
 pub use self::report::{
     compiler_heading, is_tool_heading, verdict_words, Builder, CheckStatus, Outcome, Report,
     Verdict, MAX_DIAGNOSTICS_PER_CHECK,
@@ -177,6 +177,10 @@ pub enum Tool {
     ClangPreprocess,
     /// `clang -c` for `wasm32`: the object that plays.
     Clang,
+    /// clang's front end once more, for the report's words alone: the
+    /// warnings on [`wasm::CLANG_WARNINGS`] (only where the text names
+    /// their cause, [`wasm::clang_may_warn`]).
+    ClangWarnings,
     /// wasm-ld: the module.
     WasmLd,
 }
@@ -694,28 +698,24 @@ impl<'a> Pass<'a> {
                 self.compiler_failed();
                 return Ok(None);
             }
-            let cut_note = super::gcc::MESSAGES_CUT;
-            if cc.limit_hit.is_none() && cc.messages.contains(cut_note) {
-                // Its warnings drowned its errors: ask again for the errors.
-                let quiet = tools.compile_errors_only(
-                    gcc,
-                    Input::Preprocessed,
-                    PREPROCESSED_NAME,
-                    "strategy.wasm.o",
-                )?;
-                self.tools.push((Tool::Clang, quiet.cpu));
-                if !quiet.ok {
-                    self.clang_failed(&quiet);
-                    return Ok(None);
-                }
-            }
             self.clang_failed(&cc);
             return Ok(None);
         }
-        // clang built the program: its warnings on the allowlist (those
-        // gcc gives only while building an object) join gcc's.
-        self.add_clang_messages(&cc);
-        Ok(Some(gcc.get("strategy.wasm.o")?))
+        let object = gcc.get("strategy.wasm.o")?;
+        if wasm::clang_may_warn(preprocessed) {
+            // The warnings gcc gives only while building an object, in
+            // the words of the compiler that built it: a run of their own,
+            // whose verdict is not the compile's.
+            let said = tools.warnings(gcc, PREPROCESSED_NAME)?;
+            self.tools.push((Tool::ClangWarnings, said.cpu));
+            if said.limit_hit.is_none() {
+                let quoted = wasm::clang_warnings_to_report(&said.messages);
+                let before = self.r.diagnostics.len();
+                add_tool_warnings(&mut self.r, &quoted, Check::Compiler, "clang");
+                self.mark_as_clangs(before);
+            }
+        }
+        Ok(Some(object))
     }
 
     /// `clang -E` of the checked text, compared token for token with it
@@ -783,23 +783,14 @@ impl<'a> Pass<'a> {
             self.builder_failed(Builder::Clang);
             return;
         }
-        self.add_clang_messages(run);
+        let before = self.r.diagnostics.len();
+        add_gcc_messages(&mut self.r, run, Check::Compiler, "clang");
+        self.mark_as_clangs(before);
         self.builder_failed(Builder::Clang);
     }
 
-    /// clang's messages as the report quotes them
-    /// ([`wasm::clang_messages_to_report`]), each marked as clang's.
-    fn add_clang_messages(&mut self, run: &GccRun) {
-        let mut quoted = GccRun {
-            messages: wasm::clang_messages_to_report(&run.messages),
-            ..run.clone()
-        };
-        if run.ok && !quoted.messages.contains(": warning: ") {
-            // Built, and nothing to say (a cut of warnings not quoted).
-            quoted.messages.clear();
-        }
-        let before = self.r.diagnostics.len();
-        add_gcc_messages(&mut self.r, &quoted, Check::Compiler, "clang");
+    /// The diagnostics from `before` on are clang's: each says so.
+    fn mark_as_clangs(&mut self, before: usize) {
         for d in &mut self.r.diagnostics[before..] {
             if !d.message.starts_with("clang") {
                 d.message = format!("clang (which builds the program that plays): {}", d.message);

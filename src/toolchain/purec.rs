@@ -69,6 +69,15 @@ const AMPLIFYING_ATTRIBUTES: &[&str] = &["always_inline", "flatten", "gnu_inline
 /// Pragmas that are accepted (the first words).
 const HARMLESS_PRAGMAS: &[&[&str]] = &[&["GCC", "diagnostic"], &["STDC"], &["once"]];
 
+/// What a `#pragma GCC diagnostic` may do: silence a warning, or keep and
+/// restore the state. Not `warning` or `error`: a warning only clang
+/// gives, made an error by the program, would reject what gcc accepts;
+/// and one turned on overrides the flags of clang's run for the report
+/// (`-Wno-everything`), which would then print whatever clang can say,
+/// a type of 2^16 parts among it (red team F1 and F2 of the forty-ninth
+/// session; `wasm::ClangRun`).
+const DIAGNOSTIC_PRAGMA_KINDS: &[&str] = &["ignored", "push", "pop"];
+
 /// Checks a stream of non-comment tokens of active code: inline assembly,
 /// attributes, forbidden builtins. Findings go to `found` as (line, message).
 pub(crate) fn check_tokens(tokens: &[&Token<'_>], found: &mut Vec<(u32, String)>) {
@@ -197,8 +206,24 @@ pub(crate) fn check_pragma_words(line: u32, words: &[&str], found: &mut Vec<(u32
             format!(
                 "#pragma {} is not allowed: pragmas can change how the program is \
                  compiled or linked (weak symbols, other instructions); only \
-                 #pragma GCC diagnostic is accepted",
+                 #pragma GCC diagnostic (ignored, push, pop), STDC and once are accepted",
                 words.first().copied().unwrap_or("")
+            ),
+        ));
+    } else if words.starts_with(&["GCC", "diagnostic"])
+        && !words
+            .get(2)
+            .is_some_and(|kind| DIAGNOSTIC_PRAGMA_KINDS.contains(kind))
+    {
+        let kind = words.get(2).copied().unwrap_or("(nothing)");
+        found.push((
+            line,
+            format!(
+                "#pragma GCC diagnostic {kind} is not allowed: a program may silence a \
+                 warning (`ignored`) and keep and restore that state (`push`, `pop`), but \
+                 not turn a warning on or make it an error, since clang, which builds the \
+                 program that plays, would obey it where gcc does not; remove the pragma \
+                 (the server decides which warnings the report gives)"
             ),
         ));
     }
@@ -368,6 +393,29 @@ mod tests {
         check_pragma_words(5, &["weak", "main"], &mut found);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].0, 5);
+    }
+
+    /// A diagnostic pragma may silence and keep state, never turn a
+    /// warning on or make it an error (F2 of the forty-ninth session).
+    #[test]
+    fn a_diagnostic_pragma_may_only_silence() {
+        let mut found = Vec::new();
+        for (line, kind) in [(1, "ignored"), (2, "push"), (3, "pop")] {
+            check_pragma_words(line, &["GCC", "diagnostic", kind], &mut found);
+        }
+        assert!(found.is_empty(), "{found:?}");
+        for (line, kind) in [(4, "error"), (5, "warning"), (6, "ignored_attributes")] {
+            check_pragma_words(line, &["GCC", "diagnostic", kind], &mut found);
+        }
+        check_pragma_words(7, &["GCC", "diagnostic"], &mut found);
+        let lines: Vec<u32> = found.iter().map(|f| f.0).collect();
+        assert_eq!(lines, [4, 5, 6, 7]);
+        assert!(found[0]
+            .1
+            .contains("#pragma GCC diagnostic error is not allowed"));
+        assert!(found[3]
+            .1
+            .contains("#pragma GCC diagnostic (nothing) is not allowed"));
     }
 
     #[test]

@@ -26,7 +26,7 @@ pub use crate::wasm::check::{
     MAX_TABLE_ELEMENTS, MODULE_FUNCTIONS_AT_LIMIT,
 };
 
-use super::gcc::{Gcc, GccRun, Input, Messages};
+use super::gcc::{Gcc, GccRun, Input};
 use super::lex::{self, LexOptions};
 use super::memo::Memo;
 use super::purec::strip_line_markers;
@@ -336,7 +336,9 @@ impl Toolchain {
     pub const MISSING: &'static str = "clang, wasm-ld and the wasm32 builtins are missing \
          (Debian: apt-get install clang lld libclang-rt-14-dev-wasm32)";
 
-    /// `clang -c` for wasm32: `src` into the object `out`. Preprocessed
+    /// `clang -c` for wasm32: `src` into the object `out`, its warnings
+    /// silenced (`-w`): the build that plays, whose verdict is the
+    /// compile's (its warnings are [`Toolchain::warnings`]'s). Preprocessed
     /// input is read with no predefined macro (`-undef`), but clang's
     /// compiler runs its preprocessor over any input (even one it is told
     /// is preprocessed), which is why the compile service first checks
@@ -349,19 +351,7 @@ impl Toolchain {
         src: &str,
         out: &str,
     ) -> Result<GccRun, JailError> {
-        self.run(gcc, "-c", input, src, out, Messages::All)
-    }
-
-    /// [`Toolchain::compile`] saying its errors alone (`-w`): where
-    /// clang's warnings drowned its errors.
-    pub fn compile_errors_only(
-        &self,
-        gcc: &Gcc<'_>,
-        input: Input,
-        src: &str,
-        out: &str,
-    ) -> Result<GccRun, JailError> {
-        self.run(gcc, "-c", input, src, out, Messages::ErrorsOnly)
+        self.run(gcc, ClangRun::Build, input, src, Some(out))
     }
 
     /// `clang -E` of the preprocessed text `src` (the one the checks read
@@ -375,36 +365,55 @@ impl Toolchain {
     ) -> Result<GccRun, JailError> {
         self.run(
             gcc,
-            "-E",
+            ClangRun::Preprocess,
             Input::Preprocessed,
             src,
-            out,
-            Messages::ErrorsOnly,
+            Some(out),
         )
+    }
+
+    /// clang's front end on the preprocessed text `src` once more, saying
+    /// only the warnings on [`CLANG_WARNINGS`] (`-fsyntax-only
+    /// -Wno-everything` and those): the report's words, never a verdict
+    /// (the build's is [`Toolchain::compile`]'s). Run only where the text
+    /// names what they are about ([`clang_may_warn`]).
+    pub fn warnings(&self, gcc: &Gcc<'_>, src: &str) -> Result<GccRun, JailError> {
+        self.run(gcc, ClangRun::Warnings, Input::Preprocessed, src, None)
     }
 
     fn run(
         &self,
         gcc: &Gcc<'_>,
-        mode: &str,
+        run: ClangRun,
         input: Input,
         src: &str,
-        out: &str,
-        messages: Messages,
+        out: Option<&str>,
     ) -> Result<GccRun, JailError> {
         let clang = self.clang_argv();
         // Always as C: clang's driver would skip `-E` for `cpp-output`,
         // while its compiler preprocesses that input all the same.
         let mut argv: Vec<&str> = clang.iter().map(|a| &**a).collect();
+        let mode = match run {
+            ClangRun::Build => "-c",
+            ClangRun::Preprocess => "-E",
+            ClangRun::Warnings => "-fsyntax-only",
+        };
         argv.extend_from_slice(&[mode, "-x", "c"]);
         if input == Input::Preprocessed {
             argv.push("-undef");
         }
         argv.extend_from_slice(self.clang_flags());
-        if messages == Messages::ErrorsOnly {
-            argv.push("-w");
+        match run {
+            ClangRun::Build | ClangRun::Preprocess => argv.push("-w"),
+            ClangRun::Warnings => {
+                argv.push("-Wno-everything");
+                argv.extend_from_slice(&CLANG_WARNINGS);
+            }
         }
-        argv.extend_from_slice(&[src, "-o", out]);
+        argv.push(src);
+        if let Some(out) = out {
+            argv.extend_from_slice(&["-o", out]);
+        }
         gcc.run_clang(&argv)
     }
 
@@ -460,9 +469,9 @@ fn builtins_under(dir: &Path) -> Option<PathBuf> {
 
 /// clang's flags for a strategy: freestanding C for WebAssembly 1.0 (no
 /// bulk memory, no sign-extension operators: `-mcpu=mvp`), no headers, no
-/// builtins (`log2` is the runtime's); of clang's warnings the report
-/// keeps only [`CLANG_WARNINGS`] (gcc's front end gives the others, and
-/// its words are the report's). `-ffreestanding` and `-fno-builtin` (each alone is
+/// builtins (`log2` is the runtime's). Each run adds what it says
+/// ([`ClangRun`]): the build and its `-E` errors alone (`-w`), the run
+/// for the report's words only [`CLANG_WARNINGS`]. `-ffreestanding` and `-fno-builtin` (each alone is
 /// enough) also keep the checked program and the one that plays alike:
 /// without them clang declares a library function called undeclared
 /// (about 350 names that are not reserved: `fmaximum_numl`, `index`,
@@ -477,15 +486,6 @@ pub const CLANG_FLAGS: &[&str] = &[
     "-fno-builtin",
     "-nostdinc",
     "-nostdlib",
-    // clang's warnings stay on: the report keeps only the allowlist's
-    // ([`clang_warnings_to_report`]). Neither `-w` (it would silence the
-    // allowlist too, whatever follows it) nor `-Wno-everything` (it
-    // would also silence the warnings clang makes errors by default,
-    // and so build what it refuses now).
-    CLANG_WARNINGS[0],
-    CLANG_WARNINGS[1],
-    CLANG_WARNINGS[2],
-    CLANG_WARNINGS[3],
     "-fno-color-diagnostics",
     "-fno-caret-diagnostics",
     "-ferror-limit=30",
@@ -517,56 +517,113 @@ pub const CLANG_WARNINGS: [&str; 4] = [
     "-Wfortify-source",
 ];
 
-/// What the report quotes of clang's messages: its errors and the
+/// How a clang run adds to the compile: [`Toolchain::compile`],
+/// [`Toolchain::preprocess_again`], [`Toolchain::warnings`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ClangRun {
+    /// `-c` with `-w`: the object that plays and the verdict. `-w`, not
+    /// `-Wno-everything`: it silences every warning but keeps the ones
+    /// clang makes errors by default (and clang formats no warning, so a
+    /// warning's text costs nothing: red team F1 of the forty-ninth
+    /// session, a typedef chain whose type clang printed in 2^16 parts).
+    Build,
+    /// `-E` with `-w`.
+    Preprocess,
+    /// `-fsyntax-only -Wno-everything` and [`CLANG_WARNINGS`]: words for
+    /// the report, no verdict.
+    Warnings,
+}
+
+/// At most this many bytes of [`Toolchain::warnings`]'s messages are
+/// quoted (whole lines), the rest counted in a line of their own: a
+/// report keeps room for gcc's words whatever the program repeats.
+pub const MAX_QUOTED_CLANG_WARNINGS: usize = 8 * 1024;
+
+/// Whether the preprocessed text `text` can give a warning on
+/// [`CLANG_WARNINGS`]: it names what each is about, an attribute
+/// (`noreturn`, `_Noreturn`, `warn_unused_result`, `nodiscard`) or a
+/// builtin (`__builtin_va_arg`, `__builtin_memset`, …). clang knows no
+/// library function as a builtin here (`-ffreestanding -fno-builtin`),
+/// and the text is macro-expanded, so nothing else makes one. `false`:
+/// [`Toolchain::warnings`] is not run (a compile keeps its four tool
+/// starts). A name in a comment or a string only runs it for nothing.
+/// Linear in the text's size.
+pub fn clang_may_warn(text: &str) -> bool {
+    const TRIGGERS: [&[u8]; 4] = [
+        b"noreturn",
+        b"warn_unused_result",
+        b"nodiscard",
+        b"__builtin_",
+    ];
+    let bytes = text.as_bytes();
+    (0..bytes.len()).any(|i| {
+        TRIGGERS.iter().any(|t| {
+            bytes[i..]
+                .get(..t.len())
+                .is_some_and(|w| w.eq_ignore_ascii_case(t))
+        })
+    })
+}
+
+/// What the report quotes of [`Toolchain::warnings`]'s messages: the
 /// warnings on [`CLANG_WARNINGS`] (a line ending in its option,
-/// `[-Wvarargs]`), each with the lines that follow it up to the next
-/// message (its notes, the rest of a string it quotes with newlines), and
-/// its other lines (an LLVM error, the cut's note); not its other
-/// warnings (gcc's front end gave the report its own) with what follows
-/// them, nor its count of them ("3 warnings generated."). Pure; linear
-/// in the messages.
-pub fn clang_messages_to_report(messages: &str) -> String {
+/// `[-Wvarargs]`) and the notes that follow each, at most
+/// [`MAX_QUOTED_CLANG_WARNINGS`] bytes of them and a line counting the
+/// rest. Nothing else: the run's verdict is not the compile's, so an
+/// error line is never quoted (it would count as one), nor a line that
+/// is not clang's own message (the rest of a string a message quotes
+/// with its newlines, which the program writes: red team F3), nor the
+/// count ("3 warnings generated."). Pure; linear in the messages.
+pub fn clang_warnings_to_report(messages: &str) -> String {
     let mut kept = String::new();
-    let mut keeping = true;
+    let mut keeping = false;
+    let mut cut = 0usize;
     for line in messages.lines() {
-        let keep = if let Some(message) = clang_message(line) {
-            if let Some(warning) = message.strip_prefix("warning: ") {
-                keeping = warning
-                    .rsplit_once(" [")
-                    .and_then(|(_, tag)| tag.strip_suffix(']'))
-                    .and_then(|tag| tag.split(',').next())
-                    .is_some_and(|option| CLANG_WARNINGS.contains(&option));
-            } else if !message.starts_with("note: ") {
-                keeping = true;
-            }
-            keeping
-        } else if line.ends_with(" generated.") && line.starts_with(|c: char| c.is_ascii_digit()) {
-            keeping = true;
-            !line.contains(" warning")
-        } else if line.starts_with("[... ") {
-            keeping = true;
-            true
-        } else {
-            keeping
+        let Some(message) = clang_message(line) else {
+            continue;
         };
-        if keep {
+        keeping = if let Some(warning) = message.strip_prefix("warning: ") {
+            warning
+                .rsplit_once(" [")
+                .and_then(|(_, tag)| tag.strip_suffix(']'))
+                .and_then(|tag| tag.split(',').next())
+                .is_some_and(|option| CLANG_WARNINGS.contains(&option))
+        } else {
+            keeping && message.starts_with("note: ")
+        };
+        if !keeping {
+            continue;
+        }
+        if cut > 0 || kept.len() + line.len() + 1 > MAX_QUOTED_CLANG_WARNINGS {
+            cut += line.len() + 1;
+        } else {
             kept.push_str(line);
             kept.push('\n');
         }
+    }
+    if cut > 0 {
+        kept.push_str(&format!("[... {cut} more bytes of clang's warnings cut]\n"));
     }
     kept
 }
 
 /// The message of a line where clang begins one on the program's file
-/// (`strategy.c:21:63: warning: …` gives `warning: …`).
+/// (`strategy.c:21:63: warning: …` gives `warning: …`), read as the
+/// report reads a line (the column may be missing).
 fn clang_message(line: &str) -> Option<&str> {
     let rest = line
         .strip_prefix("strategy.c:")
         .or_else(|| line.strip_prefix("strategy.i:"))?;
-    let mut parts = rest.splitn(3, ':');
-    let (line_number, column, message) = (parts.next()?, parts.next()?, parts.next()?);
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    (digits(line_number) && digits(column)).then(|| message.trim_start())
+    let (line_number, rest) = rest.split_once(':')?;
+    if !digits(line_number) {
+        return None;
+    }
+    let rest = match rest.split_once(':') {
+        Some((column, message)) if digits(column) => message,
+        _ => rest,
+    };
+    Some(rest.trim_start())
 }
 
 /// Where clang's preprocessing of the checked text `checked` (gcc's, with
@@ -874,34 +931,84 @@ pub fn link_problems(messages: &str) -> Vec<LinkProblem> {
 mod tests {
     use super::*;
 
-    /// The report quotes clang's errors and its allowlisted warnings with
-    /// their notes; not its other warnings (gcc's front end said its
-    /// own), their notes or their count.
+    /// The report quotes the allowlist's warnings with their notes alone:
+    /// not clang's other warnings, their notes or their count, not an
+    /// error (the run's verdict is not the compile's), not a line that is
+    /// no message of clang's (a string's next line, which the program
+    /// writes: F3's forged error, with and without a column).
     #[test]
-    fn clangs_messages_quoted_are_its_errors_and_the_allowlists_warnings() {
+    fn clangs_warnings_quoted_are_the_allowlists_alone() {
         let messages = "strategy.c:19:1: warning: type specifier missing, defaults to 'int' [-Wimplicit-int]\n\
-            strategy.c:20:3: warning: call to undeclared function 'g' [-Wimplicit-function-declaration]\n\
             strategy.c:20:3: note: did you mean 'h'?\n\
             strategy.c:21:63: warning: function declared 'noreturn' should not return [-Winvalid-noreturn]\n\
             strategy.c:22:9: warning: 'memset' will always overflow [-Wfortify-source,-Werror]\n\
             strategy.c:22:9: note: the buffer\n\
             strategy.c:23:1: error: something only clang refuses\n\
             strategy.c:23:1: note: declared here\n\
-            strategy.c:24:1: warning: 'old' is deprecated: a line\n\
-            its string's next line [-Wvarargs]\n\
+            strategy.c:24:1: warning: ignoring return value: a line\n\
+            strategy.c:1:1: error: forged\n\
+            strategy.c:1: error: forged without a column\n\
+            multiple definition of `main'\n\
+            its string's last line [-Wunused-result]\n\
             4 warnings and 1 error generated.\n\
             [... 20 more bytes of compiler messages cut]\n";
         assert_eq!(
-            clang_messages_to_report(messages),
+            clang_warnings_to_report(messages),
             "strategy.c:21:63: warning: function declared 'noreturn' should not return [-Winvalid-noreturn]\n\
              strategy.c:22:9: warning: 'memset' will always overflow [-Wfortify-source,-Werror]\n\
-             strategy.c:22:9: note: the buffer\n\
-             strategy.c:23:1: error: something only clang refuses\n\
-             strategy.c:23:1: note: declared here\n\
-             [... 20 more bytes of compiler messages cut]\n"
+             strategy.c:22:9: note: the buffer\n"
         );
-        assert_eq!(clang_messages_to_report("1 warning generated.\n"), "");
-        assert_eq!(clang_messages_to_report(""), "");
+        assert_eq!(clang_warnings_to_report("1 warning generated.\n"), "");
+        assert_eq!(clang_warnings_to_report(""), "");
+    }
+
+    /// At most [`MAX_QUOTED_CLANG_WARNINGS`] bytes of whole lines, the
+    /// rest counted: F4's 1200 ignored results, F5's report of 146 kB.
+    #[test]
+    fn clangs_warnings_quoted_are_at_most_8_kib() {
+        let line = "strategy.c:30:5: warning: ignoring return value of function declared with \
+                    'warn_unused_result' attribute [-Wunused-result]\n";
+        let messages = line.repeat(1200);
+        let quoted = clang_warnings_to_report(&messages);
+        let whole = MAX_QUOTED_CLANG_WARNINGS / line.len();
+        let cut = (1200 - whole) * line.len();
+        assert_eq!(
+            quoted,
+            format!(
+                "{}[... {cut} more bytes of clang's warnings cut]\n",
+                line.repeat(whole)
+            )
+        );
+        assert!(quoted.len() <= MAX_QUOTED_CLANG_WARNINGS + 64);
+        // At the limit, nothing is cut.
+        let at = line.repeat(whole);
+        assert_eq!(clang_warnings_to_report(&at), at);
+    }
+
+    /// The warnings run is asked only where the text names what an
+    /// allowlisted warning is about.
+    #[test]
+    fn clang_is_asked_for_its_warnings_only_where_the_text_names_their_cause() {
+        for text in [
+            "_Noreturn void f(void);",
+            "__attribute__((noreturn)) void f(void);",
+            "__attribute__((__noreturn__)) void f(void);",
+            "[[noreturn]] void f(void);",
+            "__attribute__((warn_unused_result)) int f(void);",
+            "[[nodiscard]] int f(void);",
+            "x = __builtin_va_arg(ap, char);",
+            "__builtin_memset(b, 0, 44);",
+            "noreturn",
+        ] {
+            assert!(clang_may_warn(text), "{text}");
+        }
+        for text in [
+            "",
+            "main() { for (;;) make_throw(next_random(0, 9)); }",
+            "int no_return, nodis, builtin_va, __built;",
+        ] {
+            assert!(!clang_may_warn(text), "{text}");
+        }
     }
 
     /// F8: the module's other limits of the security table's row, each at

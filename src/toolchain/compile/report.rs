@@ -287,26 +287,11 @@ fn cap_diagnostics(diagnostics: &mut Vec<Diagnostic>) {
 /// (with the submitted source's line numbers) and keeps its raw output
 /// for the report, under a line `TOOL said:` unless the tool is gcc.
 pub(super) fn add_gcc_messages(r: &mut Report, run: &GccRun, check: Check, tool: &str) {
-    static LINE: OnceLock<Regex> = OnceLock::new();
-    let re = LINE.get_or_init(|| {
-        Regex::new(r"^strategy\.[ci]:(\d+):(?:\d+:)? (fatal error|error|warning): (.*)$")
-            .expect("regex")
-    });
-    if !run.messages.trim().is_empty() {
-        if !r.compiler_output.trim().is_empty() {
-            r.compiler_output.push('\n');
-        }
-        if tool != "gcc" {
-            r.compiler_output.push_str(&format!("{tool} said:\n"));
-        }
-        r.compiler_output.push_str(&run.messages);
-    }
+    quote_messages(r, &run.messages, tool);
     let mut errors = 0;
     for line in run.messages.lines() {
-        if let Some(c) = re.captures(line) {
-            let n: u32 = c[1].parse().unwrap_or(0);
-            let msg = c[3].to_string();
-            if &c[2] == "warning" {
+        if let Some((n, severity, msg)) = message_line(line) {
+            if severity == Severity::Warning {
                 r.diagnostics.push(Diagnostic::warning(check, Some(n), msg));
             } else {
                 errors += 1;
@@ -329,6 +314,50 @@ pub(super) fn add_gcc_messages(r: &mut Report, run: &GccRun, check: Check, tool:
             format!("{tool} failed; its messages are quoted below"),
         ));
     }
+}
+
+/// [`add_gcc_messages`] for a run whose verdict is not the compile's (the
+/// words of [`super::wasm::Toolchain::warnings`]): its messages quoted,
+/// and only its warning lines made diagnostics, each a warning. No line
+/// of it can reject the program.
+pub(super) fn add_tool_warnings(r: &mut Report, messages: &str, check: Check, tool: &str) {
+    quote_messages(r, messages, tool);
+    for line in messages.lines() {
+        if let Some((n, Severity::Warning, msg)) = message_line(line) {
+            r.diagnostics.push(Diagnostic::warning(check, Some(n), msg));
+        }
+    }
+}
+
+/// A tool's messages into the report's compiler output, under a line
+/// `TOOL said:` unless the tool is gcc.
+fn quote_messages(r: &mut Report, messages: &str, tool: &str) {
+    if !messages.trim().is_empty() {
+        if !r.compiler_output.trim().is_empty() {
+            r.compiler_output.push('\n');
+        }
+        if tool != "gcc" {
+            r.compiler_output.push_str(&format!("{tool} said:\n"));
+        }
+        r.compiler_output.push_str(messages);
+    }
+}
+
+/// A line where a compiler begins a message on the program's file: its
+/// line in the submitted source, an error or a warning, and its words.
+fn message_line(line: &str) -> Option<(u32, Severity, String)> {
+    static LINE: OnceLock<Regex> = OnceLock::new();
+    let re = LINE.get_or_init(|| {
+        Regex::new(r"^strategy\.[ci]:(\d+):(?:\d+:)? (fatal error|error|warning): (.*)$")
+            .expect("regex")
+    });
+    let c = re.captures(line)?;
+    let severity = if &c[2] == "warning" {
+        Severity::Warning
+    } else {
+        Severity::Error
+    };
+    Some((c[1].parse().unwrap_or(0), severity, c[3].to_string()))
 }
 
 /// The heading of a report's compiler output: `gcc said:`, unless the
