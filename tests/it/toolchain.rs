@@ -1868,17 +1868,7 @@ fn a_pragma_turning_a_warning_on_or_into_an_error_is_refused_at_check_2() {
 #[test]
 fn a_warning_naming_a_huge_type_neither_rejects_nor_hides_the_allowlists() {
     let src = fs::read(repo_path("tests/data/object_time/huge_type.c")).unwrap();
-    let zig = Toolchain::find().expect("a wasm toolchain");
-    let debian = Toolchain::find_debian().expect("Debian's clang, wasm-ld and the builtins");
-    for tools in [zig, debian] {
-        let cfg = CompileConfig {
-            toolchain: Some(tools.clone()),
-            jail: JailLimits {
-                wall: crate::common::TEST_JAIL_WALL,
-                ..JailLimits::default()
-            },
-            ..CompileConfig::default()
-        };
+    for (tools, cfg) in each_clang() {
         let cache = ModuleCache::new(64 << 20);
         let measured = compile_measured(&src, &cfg, &cache).unwrap();
         let report = measured.outcome.report();
@@ -1900,6 +1890,24 @@ fn a_warning_naming_a_huge_type_neither_rejects_nor_hides_the_allowlists() {
     }
 }
 
+/// Each clang a compile may build with, zig's and Debian's, and the
+/// compile's settings with it (the tests' wall).
+fn each_clang() -> [(Toolchain, CompileConfig); 2] {
+    let zig = Toolchain::find().expect("a wasm toolchain");
+    let debian = Toolchain::find_debian().expect("Debian's clang, wasm-ld and the builtins");
+    [zig, debian].map(|tools| {
+        let cfg = CompileConfig {
+            toolchain: Some(tools.clone()),
+            jail: JailLimits {
+                wall: crate::common::TEST_JAIL_WALL,
+                ..JailLimits::default()
+            },
+            ..CompileConfig::default()
+        };
+        (tools, cfg)
+    })
+}
+
 /// The warnings gcc 12 gives only while it builds an object, which check
 /// 5's `gcc -fsyntax-only` never reaches (red team F1 of the forty-eighth
 /// session), are said by clang, the compiler that builds the program
@@ -1914,8 +1922,6 @@ fn a_warning_naming_a_huge_type_neither_rejects_nor_hides_the_allowlists() {
 #[test]
 fn warnings_gcc_gives_only_building_an_object_are_said_by_clang() {
     let src = fs::read(repo_path("tests/data/object_time/warnings.c")).unwrap();
-    let zig = Toolchain::find().expect("a wasm toolchain");
-    let debian = Toolchain::find_debian().expect("Debian's clang, wasm-ld and the builtins");
     let expected = [
         (21, "'noreturn' should not return"),
         (23, "promotable type 'char'"),
@@ -1923,15 +1929,7 @@ fn warnings_gcc_gives_only_building_an_object_are_said_by_clang() {
         (26, "'memset' will always overflow"),
         (27, "'warn_unused_result'"),
     ];
-    for tools in [zig, debian] {
-        let cfg = CompileConfig {
-            toolchain: Some(tools.clone()),
-            jail: JailLimits {
-                wall: crate::common::TEST_JAIL_WALL,
-                ..JailLimits::default()
-            },
-            ..CompileConfig::default()
-        };
+    for (tools, cfg) in each_clang() {
         let outcome = knobeln::toolchain::compile::compile(&src, &cfg).unwrap();
         let report = outcome.report();
         let ctx = format!("{:?}: {:#?}", tools.llvm, report.diagnostics);
